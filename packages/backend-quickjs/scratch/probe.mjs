@@ -1,0 +1,20 @@
+import { newQuickJSWASMModuleFromVariant } from 'quickjs-emscripten-core'
+let t = performance.now()
+const variant = (await import('@jitl/quickjs-wasmfile-release-sync')).default
+const mod = await newQuickJSWASMModuleFromVariant(variant)
+console.log('load ms', performance.now() - t)
+const rt = mod.newRuntime()
+const ptr = rt.rt.value
+const heap = () => new Uint32Array(rt.module.HEAPU8.buffer)
+console.log('rt ptr', ptr, Object.keys(rt.module).filter(k=>k.startsWith('HEAP')))
+rt.setMemoryLimit(0x1234567)
+let h = heap(); console.log(Array.from(h.subarray(ptr>>2, (ptr>>2)+16)).map(x=>x.toString(16)).join(' '))
+rt.setMemoryLimit(0x7654321)
+h = heap(); console.log(Array.from(h.subarray(ptr>>2, (ptr>>2)+16)).map(x=>x.toString(16)).join(' '))
+const ctx = rt.newContext()
+h = heap(); console.log(Array.from(h.subarray(ptr>>2, (ptr>>2)+16)).map(x=>x.toString(16)).join(' '))
+const r = ctx.evalCode('globalThis.s = "x".repeat(100000); 1')
+r.value.dispose()
+h = heap(); console.log(Array.from(h.subarray(ptr>>2, (ptr>>2)+16)).map(x=>x.toString(16)).join(' '))
+console.log(rt.dumpMemoryUsage().slice(0, 600))
+ctx.dispose(); rt.dispose()

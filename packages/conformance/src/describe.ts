@@ -1,0 +1,87 @@
+import { afterAll, beforeAll, describe, it } from 'vitest'
+import { capabilitiesChecks } from './groups/capabilities.js'
+import { concurrencyChecks } from './groups/concurrency.js'
+import { errorsChecks } from './groups/errors.js'
+import { isolationChecks } from './groups/isolation.js'
+import { lifecycleChecks } from './groups/lifecycle.js'
+import { limitsChecks } from './groups/limits.js'
+import { logsChecks } from './groups/logs.js'
+import { normalizationChecks } from './groups/normalization.js'
+import { toolsChecks } from './groups/tools.js'
+import { valuesChecks } from './groups/values.js'
+import { checkTimeoutMs, createGroupFixture, resolveConformanceOptions, runCheckOn, skipReason } from './runner.js'
+import type { GroupFixture } from './runner.js'
+import type { BackendFactory, ConformanceCheck, ConformanceGroup, ConformanceOptions } from './types.js'
+
+/** Every check, by group, in the order the aggregate describer runs them. */
+export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly ConformanceCheck[]>> = Object.freeze({
+  capabilities: capabilitiesChecks,
+  values: valuesChecks,
+  errors: errorsChecks,
+  normalization: normalizationChecks,
+  logs: logsChecks,
+  tools: toolsChecks,
+  limits: limitsChecks,
+  isolation: isolationChecks,
+  concurrency: concurrencyChecks,
+  lifecycle: lifecycleChecks,
+})
+
+export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
+
+/**
+ * Registers one vitest `describe` block for a list of checks: a fresh backend and sandbox
+ * for the block, one test per check, skipped where the backend's capabilities say the
+ * check does not apply (each declared "no" has its own UNSUPPORTED check instead).
+ */
+export function describeChecks(
+  title: string,
+  checks: readonly ConformanceCheck[],
+  factory: BackendFactory,
+  options: ConformanceOptions = {},
+): void {
+  const resolved = resolveConformanceOptions(options)
+  describe(title, () => {
+    let fixture: GroupFixture | undefined
+    beforeAll(async () => {
+      fixture = await createGroupFixture(factory)
+    })
+    afterAll(async () => {
+      await fixture?.dispose()
+    })
+    for (const check of checks) {
+      const timeout = checkTimeoutMs(check, resolved) + 1_000
+      it(
+        check.name,
+        async (test) => {
+          if (fixture === undefined) throw new Error('the backend factory failed; see beforeAll')
+          const reason = skipReason(check, fixture.backend.capabilities)
+          if (reason !== undefined) test.skip(reason)
+          await runCheckOn(check, fixture, factory, resolved)
+        },
+        timeout,
+      )
+    }
+  })
+}
+
+function describer(group: ConformanceGroup) {
+  return (factory: BackendFactory, options?: ConformanceOptions): void =>
+    describeChecks(`cordon conformance: ${group}`, conformanceGroups[group], factory, options)
+}
+
+export const describeValues = describer('values')
+export const describeErrors = describer('errors')
+export const describeNormalization = describer('normalization')
+export const describeLogs = describer('logs')
+export const describeTools = describer('tools')
+export const describeLimits = describer('limits')
+export const describeIsolation = describer('isolation')
+export const describeConcurrency = describer('concurrency')
+export const describeLifecycle = describer('lifecycle')
+export const describeCapabilities = describer('capabilities')
+
+/** Every group, each with its own backend and sandbox. */
+export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {
+  for (const group of Object.keys(conformanceGroups) as ConformanceGroup[]) describer(group)(factory, options)
+}

@@ -1,0 +1,68 @@
+import { expectError, runOk, timedRun } from '../harness/run.js'
+import { expectSameValue } from '../harness/same-value.js'
+import type { ConformanceCheck } from '../types.js'
+
+const FENCE = '```'
+
+function form(name: string, code: string, expected: unknown): ConformanceCheck {
+  return {
+    group: 'normalization',
+    name,
+    async run({ sandbox }) {
+      expectSameValue(await runOk(sandbox, code), expected, `the value of ${JSON.stringify(code)}`)
+    },
+  }
+}
+
+function syntaxError(name: string, code: string, line: number, column: number): ConformanceCheck {
+  return {
+    group: 'normalization',
+    name,
+    async run({ sandbox }) {
+      const { result } = await timedRun(sandbox, code)
+      const error = expectError(result, 'SYNTAX_ERROR')
+      if (error.line !== line || error.column !== column) {
+        throw new Error(`the syntax error should be at line ${line}, column ${column} of the user's code; got line ${String(error.line)}, column ${String(error.column)} (${error.message})`)
+      }
+    },
+  }
+}
+
+export const normalizationChecks: readonly ConformanceCheck[] = [
+  form('a bare expression: 1 + 2', '1 + 2', 3),
+  form('statements whose last expression is the value', 'const a = [1, 2]; a.map(x => x * 2)', [2, 4]),
+  form('the last expression on its own line, after a comment', 'const a = 2\n// double it\na * 2 // done\n', 4),
+  form('an object literal in parentheses', '({ a: 1 })', { a: 1 }),
+  form('a program ending in a declaration is undefined', 'const a = 1', undefined),
+  form('return at top level', 'const xs = [3, 1, 2]\nif (xs.length > 2) return Math.max(...xs)\nreturn 0', 3),
+  form('return inside nested functions does not end the program', 'function f() { return 1 }\nconst g = () => { return 2 }\nf() + g()', 3),
+  form('top-level await', 'const x = await Promise.resolve(2)\nx * 3', 6),
+  form('top-level await in the last expression', 'await new Promise((resolve) => setTimeout(() => resolve(7), 5))', 7),
+  form('an async arrow function is called', 'async () => 42', 42),
+  form('an async arrow with a block body is called', 'async () => {\n  const a = await Promise.resolve(20)\n  return a + 1\n}', 21),
+  form('export default async function', 'export default async function () { return 1 }', 1),
+  form('a ```js fence with text around it', `Here you go:\n${FENCE}js\nconst a = 5\na * 2\n${FENCE}\nThis doubles five.`, 10),
+  form('a ```javascript fence', `${FENCE}javascript\n'fenced'\n${FENCE}`, 'fenced'),
+  form('a bare ``` fence', `${FENCE}\n[1, 2].length\n${FENCE}`, 2),
+  form('a ```ts fence with TypeScript', `Typed:\n${FENCE}ts\nconst n: number = 4\nfunction sq(x: number): number { return x * x }\nsq(n)\n${FENCE}`, 16),
+  form('TypeScript without a fence', 'const n: number = 1; interface A {}; n', 1),
+  form('TypeScript type aliases, generics and casts', 'type Pair<T> = [T, T]\nconst p: Pair<string> = ["a", "b"]\nconst first = <T,>(xs: T[]): T => xs[0] as T\nfirst(p) as string + p.length', 'a2'),
+  syntaxError('a syntax error → SYNTAX_ERROR at the user’s line and column', 'const a = 1\nconst b = ;', 2, 11),
+  syntaxError(
+    'a syntax error in a fence counts the text and fence lines',
+    `Some text\n${FENCE}js\nconst a = 1\nconst b = ;\n${FENCE}`,
+    4,
+    11,
+  ),
+  {
+    group: 'normalization',
+    name: 'a syntax error runs nothing',
+    async run({ sandbox }) {
+      let ran = false
+      const tools = { 'probe.ran': { execute: () => (ran = true) } }
+      const { result } = await timedRun(sandbox, 'await probe.ran()\nconst = 1', { tools })
+      expectError(result, 'SYNTAX_ERROR')
+      if (ran) throw new Error('code before the syntax error ran')
+    },
+  },
+]

@@ -1,0 +1,78 @@
+/**
+ * Guest-side helpers, prepended to guest programs as source text. Plain ES2020 so that
+ * every engine (QuickJS included) can run them.
+ */
+
+/**
+ * `__same(actual, expected)` returns '' when a value that entered the guest equals the
+ * guest-built `expected` under the value model and is made of the guest's own objects,
+ * else a description of the first difference.
+ */
+export const GUEST_SAME_SOURCE = `
+function __same(a, e, path) {
+  path = path || '$'
+  if (typeof e !== 'object' || e === null) return Object.is(a, e) ? '' : path + ' differs: ' + String(a)
+  if (typeof a !== 'object' || a === null) return path + ' should be an object, got ' + typeof a
+  if (e instanceof Error) {
+    if (!(a instanceof Error)) return path + ' should be an Error of the guest'
+    if (a.name !== e.name) return path + '.name is ' + a.name
+    return a.message === e.message ? '' : path + '.message is ' + a.message
+  }
+  if (Object.getPrototypeOf(a) !== Object.getPrototypeOf(e)) return path + ' has a foreign or wrong prototype'
+  const list = (x, y, p) => {
+    if (x.length !== y.length) return p + ' has length ' + x.length + ', not ' + y.length
+    for (let i = 0; i < y.length; i++) { const r = __same(x[i], y[i], p + '[' + i + ']'); if (r) return r }
+    return ''
+  }
+  if (e instanceof Date) return Object.is(a.getTime(), e.getTime()) ? '' : path + ' is another time'
+  if (e instanceof ArrayBuffer) return list(Array.from(new Uint8Array(a)), Array.from(new Uint8Array(e)), path)
+  if (ArrayBuffer.isView(e)) return list(Array.from(a), Array.from(e), path)
+  if (e instanceof Map || e instanceof Set) return list(Array.from(a), Array.from(e), path)
+  if (Array.isArray(e)) return list(a, e, path)
+  const ak = Reflect.ownKeys(a), ek = Reflect.ownKeys(e)
+  if (ak.length !== ek.length) return path + ' has keys ' + ak.map(String).join(',')
+  for (const k of ek) {
+    const d = Object.getOwnPropertyDescriptor(a, k)
+    if (!d || !('value' in d) || !d.enumerable) return path + '.' + String(k) + ' is missing or not an enumerable data property'
+    const r = __same(d.value, e[k], path + '.' + String(k))
+    if (r) return r
+  }
+  return ''
+}
+`
+
+/** The global the escape checks try to set on the host; it must stay undefined there. */
+export const ESCAPE_MARKER = '__cordonEscape'
+
+/**
+ * `__escape(x)` tries to reach the host through `x`: its constructor chain, its
+ * prototype's, and Function from there. Returns a description of what it reached
+ * (a host `process`), or '' when it reached nothing. It also tries to set ESCAPE_MARKER
+ * on whatever global it finds, which the host checks.
+ */
+export const GUEST_ESCAPE_SOURCE = `
+function __escape(x) {
+  const found = []
+  const tryFunction = (F, how) => {
+    try {
+      if (typeof F !== 'function') return
+      try { F('globalThis.${ESCAPE_MARKER} = "reached via ' + how + '"')() } catch (e) {}
+      const p = F('return typeof process === "object" && process !== null && typeof process.pid === "number" ? process : undefined')()
+      if (p !== undefined) found.push('process via ' + how)
+      const r = F('return typeof require === "function" ? require : undefined')()
+      if (r !== undefined) found.push('require via ' + how)
+    } catch (e) {}
+  }
+  const via = (value, how) => {
+    try {
+      if (value === null || value === undefined) return
+      tryFunction(value.constructor && value.constructor.constructor, how + '.constructor.constructor')
+      const proto = Object.getPrototypeOf(value)
+      if (proto) tryFunction(proto.constructor && proto.constructor.constructor, how + ' prototype chain')
+      if (typeof value === 'function') tryFunction(Object.getPrototypeOf(value).constructor, how + ' as a function')
+    } catch (e) {}
+  }
+  via(x, 'value')
+  return found.join('; ')
+}
+`

@@ -1,0 +1,113 @@
+import { isSandboxError } from '@cordon/core'
+import type { ErrorCode, RunError, RunOptions, RunResult, Sandbox } from '@cordon/core'
+import { within } from '../runner.js'
+import { describeValue } from './describe-value.js'
+
+export interface TimedResult {
+  result: RunResult
+  /** Milliseconds from the `run()` call until it settled. */
+  elapsedMs: number
+}
+
+/** Default bound on a run that is expected to end by itself. */
+const SETTLE_BUDGET_MS = 10_000
+
+/**
+ * Calls `sandbox.run` and measures it. Fails (instead of hanging) when the run has not
+ * settled within `budgetMs`, and when `run` rejects: guest behaviour must resolve.
+ */
+export async function timedRun(
+  sandbox: Sandbox,
+  code: string,
+  options?: RunOptions,
+  budgetMs = SETTLE_BUDGET_MS,
+): Promise<TimedResult> {
+  const started = performance.now()
+  let result: RunResult
+  try {
+    result = await within(sandbox.run(code, options), budgetMs, `run() did not settle within ${budgetMs} ms`)
+  } catch (error) {
+    if (isSandboxError(error)) {
+      throw new Error(`run() threw ${error.code} (${error.message}) for guest behaviour; it must resolve a RunResult`)
+    }
+    throw error
+  }
+  return { result, elapsedMs: performance.now() - started }
+}
+
+/** Runs code that must succeed and returns its value. */
+export async function runOk(sandbox: Sandbox, code: string, options?: RunOptions, budgetMs?: number): Promise<unknown> {
+  const { result } = await timedRun(sandbox, code, options, budgetMs)
+  return expectOk(result)
+}
+
+export function expectOk(result: RunResult): unknown {
+  if (!result.ok) throw new Error(`expected an ok result, got ${summarize(result)}`)
+  return result.value
+}
+
+export function expectError(result: RunResult, code: ErrorCode): RunError {
+  if (result.ok || result.error.code !== code) throw new Error(`expected a ${code} result, got ${summarize(result)}`)
+  return result.error
+}
+
+/** For limit codes: if `error.limit` is reported, it must name the right limit. */
+export function expectLimitName(error: RunError, name: string, value?: number): void {
+  if (error.limit === undefined) return
+  if (error.limit.name !== name || (value !== undefined && error.limit.value !== value)) {
+    throw new Error(`error.limit should describe ${name}${value === undefined ? '' : ` = ${value}`}, got ${describeValue(error.limit)}`)
+  }
+}
+
+/** Expects `action` to throw or reject a SandboxError with `code` (host misuse). */
+export async function expectHostError(action: () => unknown, code: ErrorCode, what: string): Promise<void> {
+  let outcome: unknown
+  try {
+    outcome = await action()
+  } catch (error) {
+    if (isSandboxError(error, code)) return
+    const description = isSandboxError(error) ? `SandboxError ${error.code}: ${error.message}` : describeValue(error)
+    throw new Error(`${what}: expected a SandboxError ${code}, got ${description}`)
+  }
+  throw new Error(`${what}: expected a SandboxError ${code}, but it resolved ${summarize(outcome)}`)
+}
+
+/** The sandbox still runs code correctly (after a limit, a crash, a timeout…). */
+export async function expectHealthy(sandbox: Sandbox, after: string): Promise<void> {
+  const { result } = await timedRun(sandbox, 'const r = await Promise.resolve(20); r + 1', undefined, 5_000).catch(
+    (error: unknown) => {
+      throw new Error(`the next run after ${after} did not work: ${String(error)}`)
+    },
+  )
+  if (!result.ok || result.value !== 21) throw new Error(`the next run after ${after} did not work: ${summarize(result)}`)
+}
+
+/** Expects a run that ends on a deadline: the code, not too early, not too late. */
+export function expectDeadline(
+  timed: TimedResult,
+  code: 'TIMEOUT' | 'ABORTED',
+  deadlineMs: number,
+  slackMs: number,
+): RunError {
+  const error = expectError(timed.result, code)
+  if (timed.elapsedMs > deadlineMs + slackMs) {
+    throw new Error(`${code} arrived ${Math.round(timed.elapsedMs)} ms after run(), over ${deadlineMs} ms + ${slackMs} ms slack`)
+  }
+  // Timers may fire a little early; a run that ends much earlier did not wait for its deadline.
+  if (timed.elapsedMs < deadlineMs - 25) {
+    throw new Error(`${code} arrived after ${Math.round(timed.elapsedMs)} ms, before the ${deadlineMs} ms deadline`)
+  }
+  return error
+}
+
+export function logMessages(result: RunResult): string[] {
+  return result.logs.map((entry) => entry.message)
+}
+
+export function summarize(value: unknown): string {
+  return describeValue(value, 600)
+}
+
+export function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms))
+}

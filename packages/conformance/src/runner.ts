@@ -1,0 +1,116 @@
+import { createSandbox } from '@cordon/core'
+import type { BackendCapabilities, Sandbox, SandboxBackend, SandboxDefaults } from '@cordon/core'
+import type {
+  BackendFactory,
+  CheckContext,
+  CheckOutcome,
+  ConformanceCheck,
+  ConformanceOptions,
+  ResolvedConformanceOptions,
+} from './types.js'
+
+const DEFAULT_CHECK_TIMEOUT_MS = 15_000
+const DISPOSE_BUDGET_MS = 5_000
+
+export function resolveConformanceOptions(options: ConformanceOptions = {}): ResolvedConformanceOptions {
+  return Object.freeze({
+    timeoutSlackMs: options.timeoutSlackMs ?? 500,
+    lifecycleRuns: options.lifecycleRuns ?? 1000,
+    lifecycleMemorySlackMb: options.lifecycleMemorySlackMb ?? 40,
+  })
+}
+
+export function checkTimeoutMs(check: ConformanceCheck, options: ResolvedConformanceOptions): number {
+  const value = typeof check.timeoutMs === 'function' ? check.timeoutMs(options) : check.timeoutMs
+  return value ?? DEFAULT_CHECK_TIMEOUT_MS
+}
+
+/** Why a check does not apply to a backend, or undefined when it does. */
+export function skipReason(check: ConformanceCheck, capabilities: BackendCapabilities): string | undefined {
+  for (const [name, wanted] of Object.entries(check.requires ?? {})) {
+    const declared = capabilities[name as keyof BackendCapabilities]
+    if (declared !== wanted) return `needs capabilities.${name} === ${String(wanted)}, backend declares ${String(declared)}`
+  }
+  return undefined
+}
+
+/** A backend and a sandbox over it, shared by the checks of one group. */
+export interface GroupFixture {
+  readonly backend: SandboxBackend
+  readonly sandbox: Sandbox
+  dispose(): Promise<void>
+}
+
+export async function createGroupFixture(factory: BackendFactory): Promise<GroupFixture> {
+  const backend = await factory()
+  const sandbox = await createSandbox(backend)
+  return { backend, sandbox, dispose: () => disposeWithin(sandbox, 'the group sandbox') }
+}
+
+/** Runs one check against a fixture, with the check's own time bound. Throws when it fails. */
+export async function runCheckOn(
+  check: ConformanceCheck,
+  fixture: GroupFixture,
+  factory: BackendFactory,
+  options: ResolvedConformanceOptions,
+): Promise<void> {
+  const extra: Sandbox[] = []
+  const ctx: CheckContext = {
+    sandbox: fixture.sandbox,
+    backend: fixture.backend,
+    options,
+    async newSandbox(defaults?: SandboxDefaults) {
+      const sandbox = await createSandbox(await factory(), defaults)
+      extra.push(sandbox)
+      return sandbox
+    },
+  }
+  const limitMs = checkTimeoutMs(check, options)
+  try {
+    await within(Promise.resolve().then(() => check.run(ctx)), limitMs, `check "${check.name}" did not finish within ${limitMs} ms`)
+  } finally {
+    await Promise.all(extra.map((sandbox) => disposeWithin(sandbox, 'a sandbox made by the check')))
+  }
+}
+
+/**
+ * Runs one check on a fresh backend and sandbox, outside any vitest test. Resolves its
+ * outcome instead of throwing, so a suite can assert that a check fails for a broken backend.
+ */
+export async function runConformanceCheck(
+  check: ConformanceCheck,
+  factory: BackendFactory,
+  options: ConformanceOptions = {},
+): Promise<CheckOutcome> {
+  const resolved = resolveConformanceOptions(options)
+  const started = performance.now()
+  const elapsed = () => performance.now() - started
+  let fixture: GroupFixture | undefined
+  try {
+    fixture = await createGroupFixture(factory)
+    const reason = skipReason(check, fixture.backend.capabilities)
+    if (reason !== undefined) return { status: 'skipped', durationMs: elapsed(), reason }
+    await runCheckOn(check, fixture, factory, resolved)
+    return { status: 'passed', durationMs: elapsed() }
+  } catch (error) {
+    return { status: 'failed', durationMs: elapsed(), error }
+  } finally {
+    await fixture?.dispose().catch(() => {
+      // A dispose failure after a failed check adds nothing; after a passing one it is
+      // reported by the lifecycle group, not here.
+    })
+  }
+}
+
+async function disposeWithin(sandbox: Sandbox, what: string): Promise<void> {
+  await within(sandbox.dispose(), DISPOSE_BUDGET_MS, `dispose() of ${what} did not finish within ${DISPOSE_BUDGET_MS} ms`)
+}
+
+/** Settles like `promise`, or rejects with `message` after `ms`. The timer never outlives it. */
+export function within<T>(promise: Promise<T>, ms: number, message: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(message)), ms)
+  })
+  return Promise.race([promise, expired]).finally(() => clearTimeout(timer))
+}

@@ -1,0 +1,61 @@
+import type { BooleanCapability, Sandbox, SandboxBackend, SandboxDefaults } from '@cordon/core'
+
+/** Makes the backend under test. Called once per group (and once per check that needs its own sandbox). */
+export type BackendFactory = () => SandboxBackend | Promise<SandboxBackend>
+
+export const CONFORMANCE_GROUPS = [
+  'values',
+  'errors',
+  'normalization',
+  'logs',
+  'tools',
+  'limits',
+  'isolation',
+  'concurrency',
+  'lifecycle',
+  'capabilities',
+] as const
+
+export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]
+
+export interface ConformanceOptions {
+  /** How late a TIMEOUT or ABORTED result may arrive after its deadline. Default 500 ms. */
+  timeoutSlackMs?: number
+  /** Sequential runs of the lifecycle leak check. Default 1000. */
+  lifecycleRuns?: number
+  /** Host heap and RSS growth allowed over the lifecycle runs. Default 40 MB. */
+  lifecycleMemorySlackMb?: number
+}
+
+export type ResolvedConformanceOptions = Readonly<Required<ConformanceOptions>>
+
+export interface CheckContext {
+  /** A sandbox over `backend`, shared by the checks of one group. */
+  readonly sandbox: Sandbox
+  readonly backend: SandboxBackend
+  readonly options: ResolvedConformanceOptions
+  /**
+   * A new sandbox over a new backend from the factory, for checks that need their own
+   * defaults or dispose it. Disposed when the check ends.
+   */
+  newSandbox(defaults?: SandboxDefaults): Promise<Sandbox>
+}
+
+/** Capability values a check is written for; it is skipped on a backend declaring otherwise. */
+export type CapabilityRequirement = Partial<Record<BooleanCapability, boolean>>
+
+/** One conformance check: plain data, run by the vitest describers or by `runConformanceCheck`. */
+export interface ConformanceCheck {
+  readonly group: ConformanceGroup
+  readonly name: string
+  readonly requires?: CapabilityRequirement
+  /** Upper bound for the whole check in ms (default 15 s). */
+  readonly timeoutMs?: number | ((options: ResolvedConformanceOptions) => number)
+  /** Throws when the backend does not conform. */
+  run(ctx: CheckContext): void | Promise<void>
+}
+
+export type CheckOutcome =
+  | { status: 'passed'; durationMs: number }
+  | { status: 'failed'; durationMs: number; error: unknown }
+  | { status: 'skipped'; durationMs: number; reason: string }

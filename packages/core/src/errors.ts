@@ -1,0 +1,68 @@
+/**
+ * Every error code a run can end with, plus the two codes used for host misuse
+ * (thrown, never returned in a RunResult).
+ */
+export const ERROR_CODES = [
+  'SYNTAX_ERROR',
+  'RUNTIME_ERROR',
+  'TIMEOUT',
+  'MEMORY_LIMIT',
+  'OUTPUT_LIMIT',
+  'TOOL_CALL_LIMIT',
+  'CODE_LIMIT',
+  'ABORTED',
+  'UNSUPPORTED',
+  'BACKEND_UNAVAILABLE',
+  'BACKEND_CRASHED',
+  'INTERNAL',
+  'INVALID_OPTIONS',
+  'DISPOSED',
+] as const
+
+export type ErrorCode = (typeof ERROR_CODES)[number]
+
+/** Codes that mean a run was stopped because it went over one of its limits. */
+export const LIMIT_ERROR_CODES: readonly ErrorCode[] = [
+  'TIMEOUT',
+  'MEMORY_LIMIT',
+  'OUTPUT_LIMIT',
+  'TOOL_CALL_LIMIT',
+  'CODE_LIMIT',
+]
+
+const BRAND = Symbol.for('@cordon/core.SandboxError')
+
+export interface SandboxErrorOptions {
+  cause?: unknown
+  /** A hint telling the host how to fix the problem (install command, flag…). */
+  fix?: string
+}
+
+/**
+ * The one error class cordon throws. Branded with a global symbol so that
+ * `isSandboxError` works when two copies of @cordon/core are installed.
+ */
+export class SandboxError extends Error {
+  readonly code: ErrorCode
+  readonly fix: string | undefined
+
+  constructor(code: ErrorCode, message: string, options: SandboxErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause })
+    this.name = 'SandboxError'
+    this.code = code
+    this.fix = options.fix
+    Object.defineProperty(this, BRAND, { value: true })
+  }
+
+  static isInstance(value: unknown): value is SandboxError {
+    return (
+      typeof value === 'object' &&
+      value !== null &&
+      (value as Record<symbol, unknown>)[BRAND] === true
+    )
+  }
+}
+
+export function isSandboxError(value: unknown, code?: ErrorCode): value is SandboxError {
+  return SandboxError.isInstance(value) && (code === undefined || value.code === code)
+}

@@ -1,0 +1,49 @@
+/**
+ * The protocol between a backend and the guest runtime (GUEST_RUNTIME_SOURCE).
+ * Every argument crossing it is a primitive (string, number, boolean), so any
+ * engine can carry it and no object of one side is ever reachable from the other.
+ *
+ * Order of use by a backend:
+ *   1. evaluate GUEST_RUNTIME_SOURCE in a fresh context → a function;
+ *   2. call it with an object implementing GuestHostFunctions → GuestRuntime
+ *      (keep it on the host side: never store it where guest code can read it);
+ *   3. runtime.install(request.setup);
+ *   4. compile request.script under request.filename → the guest's async main function;
+ *   5. runtime.start(main); then deliver settle()/fire() as tool calls and timers
+ *      complete, draining the engine's job queue after each, until host.done() is called.
+ */
+export interface GuestHostFunctions {
+  /** A console entry (already capped by the guest at its own limits). */
+  log(level: string, message: string): void
+  /** An async tool call. Reply later with runtime.settle(id, …). */
+  call(id: number, name: string, argsWire: string): void
+  /**
+   * A sync tool call. Returns a JSON reply:
+   * `{"ok":true,"value":<wire>}` or `{"ok":false,"message":"…"}`.
+   */
+  callSync(name: string, argsWire: string): string
+  /** Schedule runtime.fire(id) after delayMs; a negative delay cancels timer `id`. */
+  timer(id: number, delayMs: number): void
+  /**
+   * The run finished. status `ok`: payload is the value in wire format.
+   * status `error`: payload is JSON `{ name?, message, stack? }` of what the guest threw.
+   * status `limit`: payload is JSON `{ code, message }` (e.g. OUTPUT_LIMIT).
+   */
+  done(status: 'ok' | 'error' | 'limit', payload: string, logsDropped: number): void
+}
+
+export interface GuestRuntime {
+  install(setup: string): void
+  start(main: () => unknown): void
+  /** ok: payload is the result in wire format; not ok: payload is JSON `{ name?, message }`. */
+  settle(id: number, ok: boolean, payload: string): void
+  fire(id: number): void
+}
+
+/** The JSON passed to `install`; built by @cordon/core. */
+export interface GuestSetup {
+  tools: { name: string; sync: boolean }[]
+  limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
+  /** Wire form of the globals object (or null). */
+  globals: unknown
+}

@@ -1,0 +1,14 @@
+import { createCodec } from './codec.js'
+import { createInspect } from './inspect.js'
+import { cordonGuestRuntime } from './runtime.js'
+
+/**
+ * Source text of one expression that evaluates to `(host) => GuestRuntime`.
+ * Built from the same functions the host uses, so host and guest share one codec.
+ */
+export const GUEST_RUNTIME_SOURCE = `(function (host) {
+  return (${cordonGuestRuntime.toString()})(host, ${createCodec.toString()}, ${createInspect.toString()})
+})`
+
+/** The file name guest scripts are compiled under; stacks read `guest.js:LINE:COL`. */
+export const GUEST_FILENAME = 'guest.js'

@@ -1,0 +1,72 @@
+import { SandboxError } from '../errors.js'
+import { LIMIT_NAMES, checkLimit, describe, type Limits } from '../limits.js'
+import type { RunOptions } from '../options.js'
+import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
+
+const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', ...LIMIT_NAMES])
+const SUGGESTIONS: Record<string, string> = {
+  timeout: 'timeoutMs',
+  memory: 'memoryMb',
+  memoryLimit: 'memoryMb',
+  memoryLimitMb: 'memoryMb',
+  maxOutput: 'maxOutputBytes',
+  abortSignal: 'signal',
+  context: 'globals',
+}
+
+function invalid(message: string): never {
+  throw new SandboxError('INVALID_OPTIONS', message)
+}
+
+/** Checks run options (or sandbox defaults) and returns the limits they set. */
+export function checkOptions(options: unknown, source: string, allowSignal: boolean): Partial<Limits> {
+  if (options === undefined) return {}
+  if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+    invalid(`${source} must be an object, got ${describe(options)}`)
+  }
+  const record = options as Record<string, unknown>
+  const limits: Partial<Limits> = {}
+  for (const key of Object.keys(record)) {
+    if (!KNOWN_KEYS.has(key) || (key === 'signal' && !allowSignal)) {
+      const hint = SUGGESTIONS[key] ? ` (did you mean ${SUGGESTIONS[key]}?)` : ''
+      invalid(`${source}: unknown option "${key}"${hint}`)
+    }
+  }
+  for (const name of LIMIT_NAMES) {
+    if (record[name] !== undefined) limits[name] = checkLimit(name, record[name], source)
+  }
+  const signal = record.signal
+  if (signal !== undefined && !isAbortSignal(signal)) invalid(`${source}: signal must be an AbortSignal`)
+  const globals = record.globals
+  if (globals !== undefined && (typeof globals !== 'object' || globals === null || Array.isArray(globals))) {
+    invalid(`${source}: globals must be an object of name → value`)
+  }
+  return limits
+}
+
+function isAbortSignal(value: unknown): value is AbortSignal {
+  return (
+    typeof value === 'object' &&
+    value !== null &&
+    typeof (value as AbortSignal).aborted === 'boolean' &&
+    typeof (value as AbortSignal).addEventListener === 'function'
+  )
+}
+
+/** Global names must be identifiers that shadow neither a built-in nor a tool namespace. */
+export function checkGlobalNames(globals: Record<string, unknown>, toolRoots: ReadonlySet<string>): void {
+  for (const name of Object.keys(globals)) {
+    if (!isPlainIdentifier(name)) invalid(`globals: "${name}" is not a plain identifier, so the guest could not use it`)
+    if (RESERVED_GLOBAL_NAMES.has(name)) invalid(`globals: "${name}" would replace the guest's built-in of that name`)
+    if (toolRoots.has(name)) invalid(`globals: "${name}" is already a tool namespace`)
+  }
+}
+
+export function mergeRunOptions(defaults: RunOptions, options: RunOptions): RunOptions {
+  return {
+    ...defaults,
+    ...options,
+    tools: options.tools ?? defaults.tools,
+    globals: options.globals ?? defaults.globals,
+  }
+}

@@ -1,0 +1,131 @@
+import type { ExecuteOutcome, ExecuteRequest } from '../spec/v1/backend.js'
+import type { GuestHostFunctions } from '../guest/protocol.js'
+import type { ErrorCode } from '../errors.js'
+import type { RunError } from '../result.js'
+
+/** The two calls a backend makes into its engine's GuestRuntime. */
+export interface GuestEngine {
+  settle(id: number, ok: boolean, payload: string): void
+  fire(id: number): void
+}
+
+export interface GuestDone {
+  status: 'ok' | 'error' | 'limit'
+  payload: string
+  logsDropped: number
+}
+
+/**
+ * The host half of the guest protocol for backends that run the guest in this
+ * process (QuickJS, isolated-vm): it forwards logs and tool calls to the run's
+ * HostBridge, runs guest timers on host timers, and reports when the guest is done.
+ * A backend wires `functions` into its engine and calls `connect` with the engine's
+ * `settle`/`fire`. After `close`, every late event is ignored.
+ */
+export interface GuestHost {
+  readonly functions: GuestHostFunctions
+  /** Resolves when the guest calls `done`. */
+  readonly done: Promise<GuestDone>
+  connect(engine: GuestEngine): void
+  close(): void
+}
+
+const GUEST_LIMIT_CODES: readonly ErrorCode[] = ['OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'TIMEOUT']
+
+export function createGuestHost(request: ExecuteRequest): GuestHost {
+  let engine: GuestEngine | undefined
+  let closed = false
+  let resolveDone!: (done: GuestDone) => void
+  const done = new Promise<GuestDone>((resolve) => {
+    resolveDone = resolve
+  })
+  const timers = new Map<number, ReturnType<typeof setTimeout>>()
+
+  const functions: GuestHostFunctions = {
+    log(level, message) {
+      if (closed) return
+      request.host.log(level as never, String(message))
+    },
+    call(id, name, argsWire) {
+      if (closed) return
+      request.host.callTool(String(name), String(argsWire)).then(
+        (value) => {
+          if (!closed) engine?.settle(id, true, value)
+        },
+        (error: unknown) => {
+          if (!closed) engine?.settle(id, false, toolErrorPayload(error))
+        },
+      )
+    },
+    callSync(name, argsWire) {
+      if (closed) return '{"ok":false,"message":"the run has ended"}'
+      try {
+        const value = request.host.callToolSync(String(name), String(argsWire))
+        return `{"ok":true,"value":${value}}`
+      } catch (error) {
+        const parsed = JSON.parse(toolErrorPayload(error)) as { name?: string; message: string }
+        return JSON.stringify({ ok: false, ...parsed })
+      }
+    },
+    timer(id, delayMs) {
+      if (closed) return
+      const existing = timers.get(id)
+      if (existing !== undefined) clearTimeout(existing)
+      timers.delete(id)
+      if (delayMs < 0) return
+      timers.set(
+        id,
+        setTimeout(() => {
+          timers.delete(id)
+          if (!closed) engine?.fire(id)
+        }, delayMs),
+      )
+    },
+    done(status, payload, logsDropped) {
+      if (closed) return
+      resolveDone({ status, payload: String(payload), logsDropped: Number(logsDropped) || 0 })
+    },
+  }
+
+  return {
+    functions,
+    done,
+    connect(next) {
+      engine = next
+    },
+    close() {
+      closed = true
+      for (const handle of timers.values()) clearTimeout(handle)
+      timers.clear()
+    },
+  }
+}
+
+/** What the guest sees of a failed tool: the message, and whether it was a TypeError (bad input). */
+export function toolErrorPayload(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error)
+  const name = error instanceof TypeError ? 'TypeError' : undefined
+  return JSON.stringify({ name, message })
+}
+
+/** Turns the guest's `done` report (untrusted data) into an ExecuteOutcome. */
+export function outcomeFromDone(done: GuestDone): ExecuteOutcome {
+  const stats = { logsDropped: done.logsDropped }
+  if (done.status === 'ok') return { ok: true, value: done.payload, stats }
+  let parsed: Record<string, unknown> = {}
+  try {
+    const value: unknown = JSON.parse(done.payload)
+    if (typeof value === 'object' && value !== null) parsed = value as Record<string, unknown>
+  } catch {
+    // A malformed report is described below rather than trusted.
+  }
+  const message = typeof parsed.message === 'string' ? parsed.message : 'the guest reported an unreadable error'
+  if (done.status === 'limit') {
+    const code = GUEST_LIMIT_CODES.includes(parsed.code as ErrorCode) ? (parsed.code as ErrorCode) : 'INTERNAL'
+    return { ok: false, error: { code, message }, stats }
+  }
+  const error: RunError = { code: 'RUNTIME_ERROR', message }
+  if (typeof parsed.name === 'string') error.name = parsed.name
+  if (typeof parsed.stack === 'string') error.stack = parsed.stack
+  return { ok: false, error, stats }
+}

@@ -1,0 +1,37 @@
+import { LOG_LEVELS, type LogEntry, type LogLevel } from '../result.js'
+import { utf8Length } from '../wire.js'
+
+export const TRUNCATION_MARKER = '…[truncated]'
+
+/** Keeps the first `maxEntries` entries, each cut to `maxBytes` UTF-8 bytes with a visible marker. */
+export class LogCollector {
+  readonly entries: LogEntry[] = []
+  dropped = 0
+  closed = false
+
+  constructor(
+    private readonly maxEntries: number,
+    private readonly maxBytes: number,
+  ) {}
+
+  add(level: unknown, message: unknown): void {
+    if (this.closed) return
+    if (this.entries.length >= this.maxEntries) {
+      this.dropped++
+      return
+    }
+    const safeLevel: LogLevel = LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'log'
+    this.entries.push({ level: safeLevel, message: cut(typeof message === 'string' ? message : String(message), this.maxBytes) })
+  }
+}
+
+function cut(message: string, maxBytes: number): string {
+  // Fast path: even at 3 bytes per UTF-16 unit the message fits.
+  if (message.length * 3 <= maxBytes || utf8Length(message) <= maxBytes) return message
+  let end = Math.min(message.length, maxBytes)
+  while (end > 0 && utf8Length(message.slice(0, end)) > maxBytes) end = Math.floor(end * 0.9)
+  // Do not split a surrogate pair.
+  const last = message.charCodeAt(end - 1)
+  if (last >= 0xd800 && last <= 0xdbff) end--
+  return message.slice(0, end) + TRUNCATION_MARKER
+}

@@ -1,0 +1,219 @@
+import { SandboxError, isSandboxError } from '../errors.js'
+import { GUEST_FILENAME } from '../guest/runtime-source.js'
+import type { ResolvedLimits } from '../limits.js'
+import { normalizeCode, toUserPosition, type NormalizedProgram } from '../normalize/index.js'
+import type { RunOptions } from '../options.js'
+import type { RunError, RunResult, RunStats } from '../result.js'
+import type { ExecuteOutcome, SandboxBackend } from '../spec/v1/backend.js'
+import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
+import { RunBridge } from './run-bridge.js'
+import { BACKEND_STOP_GRACE_MS, RunController } from './run-controller.js'
+import { compileValidators } from './schema-validator.js'
+import { checkGlobalNames } from './check-options.js'
+import type { ToolRegistry } from './tool-registry.js'
+
+export interface RunPlan {
+  backend: SandboxBackend
+  code: string
+  options: RunOptions
+  limits: ResolvedLimits
+  registry: ToolRegistry
+  /** Whether memoryMb was set explicitly (defaults or run options), not only by the built-in default. */
+  memoryExplicit: boolean
+  startedAt: number
+  startedPerf: number
+}
+
+/** Host-misuse checks that must throw before anything runs. */
+export async function prepareRun(plan: RunPlan): Promise<{ globalsWire: string; validators: Awaited<ReturnType<typeof compileValidators>> }> {
+  const globals = plan.options.globals
+  let globalsWire = 'null'
+  if (globals !== undefined) {
+    checkGlobalNames(globals, plan.registry.roots)
+    try {
+      // Globals only have to fit in the guest's heap, which the engine enforces.
+      globalsWire = encodeValue(globals, plan.limits.memoryMb * 1024 * 1024, 'globals')
+    } catch (error) {
+      const message = isLimitMarker(error) ? `globals are larger than the guest heap (memoryMb ${plan.limits.memoryMb})` : (error as Error).message
+      throw new SandboxError('INVALID_OPTIONS', `globals: ${message}`)
+    }
+  }
+  return { globalsWire, validators: await compileValidators(plan.registry.byName) }
+}
+
+export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
+  const { backend, limits } = plan
+  const controller = new RunController(limits, plan.options.signal, plan.startedAt)
+  const bridge = new RunBridge(plan.registry, prepared.validators, limits, controller.signal, (e) => controller.stop(e))
+  const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
+    const reason = controller.reason
+    controller.finish()
+    bridge.logs.closed = true
+    return toResult(plan, outcome, reason, bridge, program)
+  }
+
+  if (utf8Length(plan.code) > limits.maxCodeBytes) {
+    return finish({ ok: false, error: { code: 'CODE_LIMIT', message: `the code is larger than maxCodeBytes (${limits.maxCodeBytes} bytes)` } })
+  }
+  if (plan.options.signal?.aborted) controller.stop(new SandboxError('ABORTED', 'the run was aborted before it started'))
+  if (controller.reason) return finish({ ok: false, error: { code: controller.reason.code, message: controller.reason.message } })
+  const unsupported = unsupportedFeature(plan)
+  if (unsupported) return finish({ ok: false, error: { code: 'UNSUPPORTED', message: unsupported } })
+
+  const normalized = await normalizeCode(plan.code)
+  if (!normalized.ok) {
+    const { message, line, column, name } = normalized.error
+    return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message, line, column } })
+  }
+  const program = normalized.program
+  const setup = `{"tools":${JSON.stringify(plan.registry.descriptors)},"limits":${JSON.stringify({
+    maxOutputBytes: limits.maxOutputBytes,
+    maxLogEntries: limits.maxLogEntries,
+    maxLogBytes: limits.maxLogBytes,
+  })},"globals":${prepared.globalsWire}}`
+
+  const watchdog = controller.watchdog()
+  let outcome: ExecuteOutcome
+  try {
+    outcome = await Promise.race([
+      backend
+        .execute({
+          script: program.script,
+          filename: GUEST_FILENAME,
+          setup,
+          tools: plan.registry.descriptors,
+          limits,
+          deadline: controller.deadline,
+          signal: controller.signal,
+          host: bridge,
+        })
+        .catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
+      watchdog.promise.then(
+        (): ExecuteOutcome => ({
+          ok: false,
+          error: { code: 'BACKEND_CRASHED', message: `backend ${backend.name} did not stop the guest within ${BACKEND_STOP_GRACE_MS} ms of being told to` },
+        }),
+      ),
+    ])
+  } finally {
+    watchdog.cancel()
+  }
+  return finish(outcome, program)
+}
+
+function unsupportedFeature(plan: RunPlan): string | undefined {
+  const caps = plan.backend.capabilities
+  if (plan.registry.hasSync && !caps.syncHostCalls) {
+    return `backend ${plan.backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`
+  }
+  if (plan.memoryExplicit && !caps.memoryLimit) {
+    return `backend ${plan.backend.name} cannot enforce memoryMb (capabilities.memoryLimit is false)`
+  }
+  return undefined
+}
+
+function crashError(error: unknown): RunError {
+  if (isSandboxError(error)) return { code: error.code, message: error.message }
+  return { code: 'BACKEND_CRASHED', message: `the backend failed: ${error instanceof Error ? error.message : String(error)}` }
+}
+
+function toResult(
+  plan: RunPlan,
+  outcome: ExecuteOutcome,
+  reason: SandboxError | undefined,
+  bridge: RunBridge,
+  program: NormalizedProgram | undefined,
+): RunResult {
+  const stats: RunStats = {
+    backend: plan.backend.name,
+    wallMs: round(performance.now() - plan.startedPerf),
+    toolCalls: Math.min(bridge.toolCalls, plan.limits.maxToolCalls + 1),
+    logsDropped: bridge.logs.dropped + nonNegative(outcome.stats?.logsDropped),
+  }
+  if (typeof outcome.stats?.cpuMs === 'number') stats.cpuMs = round(outcome.stats.cpuMs)
+  if (typeof outcome.stats?.heapBytes === 'number') stats.heapBytes = outcome.stats.heapBytes
+  const logs = bridge.logs.entries
+  const fail = (error: RunError): RunResult => ({ ok: false, error, logs, stats })
+
+  // A value the guest finished before any stop wins; otherwise the stop reason explains the end.
+  if (outcome.ok && reason === undefined) {
+    if (typeof outcome.value !== 'string') return fail({ code: 'BACKEND_CRASHED', message: 'the backend returned a malformed value' })
+    if (utf8Length(outcome.value) > plan.limits.maxOutputBytes) {
+      return fail(limitError('OUTPUT_LIMIT', `the result is larger than maxOutputBytes (${plan.limits.maxOutputBytes} bytes)`, 'maxOutputBytes', plan.limits.maxOutputBytes))
+    }
+    try {
+      return { ok: true, value: decodeValue(outcome.value), logs, stats }
+    } catch {
+      return fail({ code: 'BACKEND_CRASHED', message: 'the backend returned a malformed value' })
+    }
+  }
+  // The host stopped the run (deadline, abort, a limit it enforces): that is why it ended,
+  // whatever the guest did afterwards (e.g. caught the tool-call-limit error and returned).
+  if (reason !== undefined) return fail(withLimit(plan, { code: reason.code, message: reason.message }))
+  if (outcome.ok) return fail({ code: 'INTERNAL', message: 'unreachable' })
+  return fail(withLimit(plan, mapPosition(sanitize(outcome.error), program)))
+}
+
+function limitError(code: RunError['code'], message: string, name: string, value: number): RunError {
+  return { code, message, limit: { name, value } }
+}
+
+const LIMIT_OF: Partial<Record<RunError['code'], keyof ResolvedLimits>> = {
+  TIMEOUT: 'timeoutMs',
+  MEMORY_LIMIT: 'memoryMb',
+  OUTPUT_LIMIT: 'maxOutputBytes',
+  TOOL_CALL_LIMIT: 'maxToolCalls',
+  CODE_LIMIT: 'maxCodeBytes',
+}
+
+function withLimit(plan: RunPlan, error: RunError): RunError {
+  const name = LIMIT_OF[error.code]
+  if (name !== undefined && error.limit === undefined) error.limit = { name, value: plan.limits[name] }
+  return error
+}
+
+/** A backend's error is data from a possibly-compromised engine: keep only well-typed fields. */
+function sanitize(error: RunError): RunError {
+  const out: RunError = {
+    code: typeof error?.code === 'string' ? error.code : 'INTERNAL',
+    message: typeof error?.message === 'string' ? error.message : 'unknown error',
+  }
+  if (typeof error?.name === 'string') out.name = error.name
+  if (typeof error?.stack === 'string') out.stack = error.stack
+  if (Number.isInteger(error?.line)) out.line = error.line
+  if (Number.isInteger(error?.column)) out.column = error.column
+  return out
+}
+
+const STACK_POSITION = new RegExp(`${GUEST_FILENAME.replace('.', '\\.')}:(\\d+)(?::(\\d+))?`)
+
+/** Positions from the engine are in script coordinates; report the user's own line and column. */
+function mapPosition(error: RunError, program: NormalizedProgram | undefined): RunError {
+  if (program === undefined) return error
+  let line = error.line
+  let column = error.column
+  if (line === undefined && error.stack !== undefined && (error.code === 'RUNTIME_ERROR' || error.code === 'SYNTAX_ERROR')) {
+    const match = STACK_POSITION.exec(error.stack)
+    if (match) {
+      line = Number(match[1])
+      column = match[2] === undefined ? undefined : Number(match[2])
+    }
+  }
+  delete error.line
+  delete error.column
+  if (line === undefined) return error
+  const mapped = toUserPosition(program, line, column)
+  if (mapped !== undefined) {
+    error.line = mapped.line
+    if (mapped.column !== undefined) error.column = mapped.column
+  }
+  return error
+}
+
+function nonNegative(value: unknown): number {
+  return typeof value === 'number' && Number.isFinite(value) && value > 0 ? Math.floor(value) : 0
+}
+
+function round(ms: number): number {
+  return Math.round(ms * 1000) / 1000
+}

@@ -1,0 +1,58 @@
+/**
+ * TypeScript → JavaScript with sucrase, loaded lazily the first time TypeScript is needed.
+ *
+ * sucrase only removes types (it does not type-check) and keeps every line where it was, which
+ * keeps line numbers right; columns on a line shrink when annotations are removed. Notes:
+ * - `enum` / `const enum` become plain JavaScript objects (`var E; (function (E) {…})(E || (E = {}))`,
+ *   spread over the enum's original lines); `const enum` is not inlined.
+ * - constructor parameter properties become `this.x = x` assignments.
+ * - unused and type-only imports are dropped (so `import type` is harmless; real imports still
+ *   reach the import check afterwards).
+ * - non-`declare` namespaces are NOT supported by sucrase: it drops them as if they were types.
+ * - `disableESTransforms` keeps modern JavaScript (optional chaining, class fields…) untouched.
+ */
+import type { ParseFailure } from './parse.js'
+import { toFailure } from './parse.js'
+
+type Sucrase = typeof import('sucrase')
+
+let loading: Promise<Sucrase> | undefined
+
+function loadSucrase(): Promise<Sucrase> {
+  if (loading === undefined) {
+    loading = import('sucrase')
+    // A failed load (missing dependency) must not be cached forever.
+    loading.catch(() => {
+      loading = undefined
+    })
+  }
+  return loading
+}
+
+export type StripResult = { ok: true; code: string } | { ok: false; error: ParseFailure }
+
+/** Strips TypeScript syntax; `jsx` also accepts JSX (only used to recognise JSX for a clear error). */
+export async function stripTypes(code: string, jsx = false): Promise<StripResult> {
+  const sucrase = await loadSucrase()
+  try {
+    const result = sucrase.transform(code, {
+      transforms: jsx ? ['typescript', 'jsx'] : ['typescript'],
+      disableESTransforms: true,
+      production: true,
+    })
+    return { ok: true, code: result.code }
+  } catch (err) {
+    return { ok: false, error: toFailure(err) }
+  }
+}
+
+/** Whether plain JavaScript + JSX (no TypeScript) accepts the code. */
+export async function parsesAsJsx(code: string): Promise<boolean> {
+  const sucrase = await loadSucrase()
+  try {
+    sucrase.transform(code, { transforms: ['jsx'], disableESTransforms: true, production: true })
+    return true
+  } catch {
+    return false
+  }
+}

@@ -1,0 +1,37 @@
+import type { Limits } from './limits.js'
+
+/** JSON Schema object (draft-07 or 2020-12, chosen by `$schema`; 2020-12 when absent). */
+export type JsonSchema = Record<string, unknown> | boolean
+
+export interface ToolContext {
+  /** Aborted when the run ends early (timeout, abort, a limit); stop work and return. */
+  signal: AbortSignal
+  /** The dotted tool name that was called. */
+  name: string
+}
+
+export interface ToolDefinition<Args = any, Result = unknown> {
+  description?: string
+  /** Validates the guest's argument before `execute` runs; invalid input rejects in the guest. */
+  inputSchema?: JsonSchema
+  /**
+   * Call without `await` in the guest. Needs a backend with `capabilities.syncHostCalls`;
+   * elsewhere a run that declares a sync tool ends with UNSUPPORTED.
+   */
+  sync?: boolean
+  execute(args: Args, context: ToolContext): Result | Promise<Result>
+}
+
+export type ToolSet = Record<string, ToolDefinition>
+
+export interface RunOptions extends Partial<Limits> {
+  /** Host functions, keyed by dotted name: `'github.listIssues'` → `await github.listIssues(args)`. */
+  tools?: ToolSet
+  /** Data copied into the guest as global variables (a copy: guest changes never reach the host). */
+  globals?: Record<string, unknown>
+  /** Aborts the run: it ends with ABORTED and pending tools get their signal. */
+  signal?: AbortSignal
+}
+
+/** Defaults for every run of one sandbox; `run` options win. */
+export type SandboxDefaults = Omit<RunOptions, 'signal'>

@@ -1,0 +1,79 @@
+import { SandboxError } from './errors.js'
+import { environmentLimits, resolveLimits, type Limits } from './limits.js'
+import type { RunOptions, SandboxDefaults } from './options.js'
+import type { RunResult } from './result.js'
+import type { Sandbox } from './sandbox-types.js'
+import type { SandboxBackend } from './spec/v1/backend.js'
+import { checkOptions, mergeRunOptions } from './host/check-options.js'
+import { executeRun, prepareRun } from './host/run-program.js'
+import { registerTools } from './host/tool-registry.js'
+
+/**
+ * Wraps a backend in the user API. Limits resolve as: built-in defaults < CORDON_*
+ * environment variables (read once, here) < `defaults` < each run's options.
+ * The sandbox owns the backend: `dispose()` disposes it.
+ */
+export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults = {}): Sandbox {
+  checkBackend(backend)
+  const envLimits = environmentLimits()
+  const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
+  registerTools(defaults.tools)
+  const active = new Set<AbortController>()
+  let disposed = false
+
+  async function run<T>(code: string, options: RunOptions = {}): Promise<RunResult<T>> {
+    const startedAt = Date.now()
+    const startedPerf = performance.now()
+    if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    if (typeof code !== 'string') throw new SandboxError('INVALID_OPTIONS', `code must be a string, got ${typeof code}`)
+    const runLimits: Partial<Limits> = checkOptions(options, 'run options', true)
+    const merged = mergeRunOptions(defaults, options)
+    const registry = registerTools(merged.tools)
+    const limits = resolveLimits(envLimits, defaultLimits, runLimits)
+    const disposal = new AbortController()
+    const signals = [disposal.signal, ...(options.signal ? [options.signal] : [])]
+    const plan = {
+      backend,
+      code,
+      options: { ...merged, signal: AbortSignal.any(signals) },
+      limits,
+      registry,
+      memoryExplicit: runLimits.memoryMb !== undefined || defaultLimits.memoryMb !== undefined || envLimits.memoryMb !== undefined,
+      startedAt,
+      startedPerf,
+    }
+    const prepared = await prepareRun(plan)
+    active.add(disposal)
+    try {
+      return (await executeRun(plan, prepared)) as RunResult<T>
+    } finally {
+      active.delete(disposal)
+    }
+  }
+
+  return {
+    backend,
+    run,
+    async dispose() {
+      if (disposed) return
+      disposed = true
+      for (const controller of active) controller.abort(new Error('the sandbox was disposed'))
+      await backend.dispose()
+    },
+  }
+}
+
+function checkBackend(backend: SandboxBackend): void {
+  if (typeof backend !== 'object' || backend === null) {
+    throw new SandboxError('INVALID_OPTIONS', 'createSandbox needs a backend, e.g. createQuickJSBackend()')
+  }
+  if (backend.specificationVersion !== 'v1') {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `backend ${String(backend.name)} implements specification ${String(backend.specificationVersion)}; this @cordon/core supports v1`,
+    )
+  }
+  if (typeof backend.execute !== 'function' || typeof backend.dispose !== 'function') {
+    throw new SandboxError('INVALID_OPTIONS', `backend ${String(backend.name)} is missing execute() or dispose()`)
+  }
+}

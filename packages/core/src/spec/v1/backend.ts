@@ -1,0 +1,84 @@
+import type { LogLevel, RunError } from '../../result.js'
+import type { BackendCapabilities } from './capabilities.js'
+import type { ResolvedLimits } from '../../limits.js'
+
+/**
+ * A tool as the backend sees it: only its name. Validation, counting and the
+ * host function itself stay in @cordon/core, behind `HostBridge.callTool`.
+ */
+export interface ToolDescriptor {
+  /** Dotted name, e.g. `github.listIssues`. */
+  name: string
+  /** Called without `await` (needs `capabilities.syncHostCalls`). */
+  sync: boolean
+}
+
+/** The host side of a run, given to the backend by @cordon/core. Treat its inputs as hostile. */
+export interface HostBridge {
+  /** Record one console entry. Caps are applied here; the backend need not check. */
+  log(level: LogLevel, message: string): void
+  /**
+   * Run a tool. `argsWire` is the arguments in the wire format (see `wire.ts`).
+   * Resolves to the result in wire format, or rejects with an `Error` whose message
+   * may be shown to the guest. When the run must end (tool-call limit, oversized
+   * arguments) it also aborts `ExecuteRequest.signal` with the reason.
+   */
+  callTool(name: string, argsWire: string): Promise<string>
+  /**
+   * A synchronous tool call (only for `sync: true` tools). Returns the result in wire
+   * format or throws an `Error` whose message may be shown to the guest.
+   */
+  callToolSync(name: string, argsWire: string): string
+}
+
+export interface ExecuteRequest {
+  /**
+   * JavaScript source of one expression: an `async function` whose body is the
+   * user's normalized program. Compile it under `filename`; calling the function
+   * runs the program.
+   */
+  script: string
+  /** The file name to compile `script` under, so stacks read `guest.js:LINE:COL`. */
+  filename: string
+  /** JSON text passed to the guest runtime's `install` (see guest/protocol.ts). */
+  setup: string
+  tools: readonly ToolDescriptor[]
+  limits: ResolvedLimits
+  /** Absolute deadline in `Date.now()` milliseconds. The backend must stop the guest by then. */
+  deadline: number
+  /**
+   * Aborted when the run must end for any reason (deadline, user abort, a limit the
+   * host enforces). The backend must stop the guest promptly and resolve.
+   */
+  signal: AbortSignal
+  host: HostBridge
+}
+
+/** Facts a backend may report about a finished run. */
+export interface BackendRunStats {
+  cpuMs?: number
+  heapBytes?: number
+  /** Log entries the guest dropped itself before sending them (its own cap). */
+  logsDropped?: number
+}
+
+export type ExecuteOutcome =
+  | { ok: true; /** The value in wire format. */ value: string; stats?: BackendRunStats }
+  | { ok: false; error: RunError; stats?: BackendRunStats }
+
+/**
+ * The backend contract, version 1. A backend runs already-normalized code with
+ * resolved limits; @cordon/core does everything else.
+ *
+ * Rules: no I/O at import or construction; the engine loads on first use and a load
+ * failure resolves `BACKEND_UNAVAILABLE`; `execute` never rejects for anything the
+ * guest does; nothing from the host (functions, engine handles) is reachable by guest code.
+ */
+export interface SandboxBackend {
+  readonly specificationVersion: 'v1'
+  readonly name: string
+  readonly capabilities: BackendCapabilities
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome>
+  /** Free every engine resource. Idempotent. */
+  dispose(): Promise<void>
+}

@@ -1,0 +1,26 @@
+/**
+ * What a backend declares about itself. Static, serializable (plain JSON), and read
+ * by the conformance suite and by @cordon/select. Every `true` is tested; every
+ * `false` is tested too, as an `UNSUPPORTED` result where the feature is asked for.
+ */
+export interface BackendCapabilities {
+  /** What stands between guest code and the host process. */
+  isolation: 'process' | 'v8-isolate' | 'wasm'
+  /** `memoryMb` is enforced by the engine (not just observed). */
+  memoryLimit: boolean
+  /** Tools declared `sync: true` can be called without `await`. */
+  syncHostCalls: boolean
+  /** A guest that exhausts the engine's heap can never take the host process down. */
+  survivesGuestOom: boolean
+  /** `stats.cpuMs` is reported. */
+  cpuTime: boolean
+  /** `stats.heapBytes` is reported. */
+  heapStats: boolean
+  /** The guest has no network even if it escapes its context (e.g. a network namespace). */
+  networkIsolation: boolean
+}
+
+/** Capability keys that are yes/no, for `require` filters and test selection. */
+export type BooleanCapability = {
+  [K in keyof BackendCapabilities]: BackendCapabilities[K] extends boolean ? K : never
+}[keyof BackendCapabilities]
