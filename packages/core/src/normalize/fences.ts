@@ -21,10 +21,12 @@ export interface FencedBlock {
   body: string
   /** Lines of the original text before the first line of `body` (the opener and any prose above). */
   lineOffset: number
-  /** The info string's first word, lower-cased ('' when absent). */
+  /** The language of the info string, lower-cased ('' when absent). */
   lang: string
   /** True when the first non-blank line of the text is the opening fence (no prose before it). */
   atStart: boolean
+  /** Offset of the first opening fence in the text (of any block). */
+  firstFenceOffset: number
 }
 
 export function isTypeScriptLang(lang: string): boolean {
@@ -37,6 +39,8 @@ export function isScriptLang(lang: string): boolean {
 
 interface RawBlock {
   lang: string
+  /** Offset of the opener line. */
+  openOffset: number
   /** Index of the opener line. */
   openLine: number
   /** Offset of the first character after the opener line's terminator. */
@@ -52,18 +56,20 @@ interface RawBlock {
  * shell command, then the program, then an example output). We take the FIRST block whose
  * language tag says JavaScript/TypeScript; failing that the first block without a tag; failing
  * that the first block. Text outside the chosen block is ignored. An opener that is never closed
- * (truncated model output) runs to the end of the text.
+ * (truncated model output) runs to the end of the text; a last fence line with nothing after it
+ * and no block before it is a stray closer, and the code is the text above it.
  *
  * A fence-looking line cannot occur inside meaningful JavaScript except inside a block comment
  * (a template literal cannot hold an unescaped backtick), so when the text does not START with a
- * fence the caller must still check that the whole text is not already valid code (`atStart`).
+ * fence (`atStart`) the caller checks whether the first fence sits inside a comment of otherwise
+ * valid code.
  */
 export function findFencedBlock(code: string): FencedBlock | undefined {
   // Fast path: the overwhelming majority of unfenced code has no triple backtick at all.
   if (!code.includes('```')) return undefined
 
   const blocks: RawBlock[] = []
-  let open: { lang: string; ticks: number; openLine: number; bodyStart: number } | undefined
+  let open: { lang: string; ticks: number; openLine: number; openOffset: number; bodyStart: number } | undefined
   let firstContentLine = -1
   let lineIndex = 0
   let lineStart = 0
@@ -73,12 +79,19 @@ export function findFencedBlock(code: string): FencedBlock | undefined {
       if (firstContentLine < 0 && line.trim() !== '') firstContentLine = lineIndex
       const m = OPENER.exec(line)
       if (m !== null) {
-        open = { lang: (m[2] ?? '').toLowerCase(), ticks: m[1]!.length, openLine: lineIndex, bodyStart: nextStart }
+        open = {
+          lang: languageOf(m[2] ?? ''),
+          ticks: m[1]!.length,
+          openLine: lineIndex,
+          openOffset: lineStart,
+          bodyStart: nextStart,
+        }
       }
     } else {
       const m = CLOSER.exec(line)
       if (m !== null && m[1]!.length >= open.ticks) {
-        blocks.push({ lang: open.lang, openLine: open.openLine, bodyStart: open.bodyStart, bodyEnd: Math.max(open.bodyStart, lineStart - lineBreakBefore(code, lineStart)) })
+        const bodyEnd = Math.max(open.bodyStart, lineStart - lineBreakBefore(code, lineStart))
+        blocks.push({ ...open, bodyEnd })
         open = undefined
       }
     }
@@ -91,7 +104,19 @@ export function findFencedBlock(code: string): FencedBlock | undefined {
   }
   scanLine(code.length, code.length)
   if (open !== undefined) {
-    blocks.push({ lang: open.lang, openLine: open.openLine, bodyStart: open.bodyStart, bodyEnd: code.length })
+    if (code.slice(open.bodyStart).trim() !== '') {
+      blocks.push({ ...open, bodyEnd: code.length })
+    } else if (blocks.length === 0) {
+      // A lone fence line with nothing after it: a stray closing fence after unfenced code (the
+      // model forgot the opener). The code is what comes before it.
+      return {
+        body: code.slice(0, open.openOffset - lineBreakBefore(code, open.openOffset)),
+        lineOffset: 0,
+        lang: '',
+        atStart: firstContentLine === open.openLine,
+        firstFenceOffset: open.openOffset,
+      }
+    }
   }
   if (blocks.length === 0) return undefined
 
@@ -102,7 +127,13 @@ export function findFencedBlock(code: string): FencedBlock | undefined {
     lineOffset: chosen.openLine + 1,
     lang: chosen.lang,
     atStart: firstContentLine === blocks[0]!.openLine,
+    firstFenceOffset: blocks[0]!.openOffset,
   }
+}
+
+/** The language name at the start of an info string's first word: `js{1,3}` → `js`. */
+function languageOf(word: string): string {
+  return (/^[\w+-]*/.exec(word)?.[0] ?? '').toLowerCase()
 }
 
 /** Length of the line terminator that ends just before `offset` (0 at the start of the text). */

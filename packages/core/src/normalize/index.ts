@@ -3,42 +3,33 @@
  * expression, statements, an async arrow, an `export default`…) into one JavaScript expression,
  * `(async function () {\n<body>\n})`, whose call runs the program and resolves to its value.
  *
- * Steps: strip a Markdown fence (fences.ts) → drop a shebang → parse (parse.ts), falling back to
- * TypeScript stripping (strip-types.ts) → rewrite the top level (transform.ts, splice.ts) → check
- * that the result parses. Lines are never added or removed, so `lineDelta` maps every line of
- * `script` to the user's code (positions.ts).
- *
- * TypeScript detection: a ```ts / ```typescript / ```tsx fence forces TypeScript. Otherwise the
- * code is parsed as JavaScript first (fast path, and the usual case); only when that fails are
- * types stripped with sucrase and the result parsed again; if that parses the program is
- * TypeScript, otherwise the ORIGINAL JavaScript error is reported (it is about the code the user
- * wrote, not about what sucrase made of it). Known ambiguity: some TypeScript is also valid
- * JavaScript with another meaning — `f<T>(x)` is a generic call in TypeScript but `(f < T) > x`
- * in JavaScript, and JavaScript wins. A ts fence removes the ambiguity.
+ * Steps: strip a Markdown fence (fences.ts) → drop a shebang → parse as JavaScript, or as
+ * TypeScript through sucrase (language.ts, parse.ts, strip-types.ts; acorn with a patched scope
+ * tracker, acorn-parser.ts) → rewrite the top level (transform.ts, splice.ts) → check that the
+ * result parses. Lines are never added or removed, so `lineDelta` maps every line of `script` to
+ * the user's code (positions.ts).
  */
 import { findFencedBlock, isTypeScriptLang } from './fences.js'
-import { analyze, lineColumn, verify, type Analysis, type ParseFailure } from './parse.js'
+import { parseGuestCode } from './language.js'
+import { isInsideComment, lineColumn, verify, type ParseFailure } from './parse.js'
 import { lineStartsOf, rememberEdits, toUserPosition } from './positions.js'
 import { applyEdits } from './splice.js'
-import { parsesAsJsx, stripTypes } from './strip-types.js'
 import { transformStatements } from './transform.js'
 import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
 
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
 export { toUserPosition } from './positions.js'
 
-export const JSX_MESSAGE = 'JSX is not supported in the sandbox'
-
 export async function normalizeCode(code: string): Promise<NormalizeResult> {
   if (typeof code !== 'string') return fail('Code must be a string', 1, 1)
 
-  // 1. Markdown fence. Code that does not start with a fence but contains one (prose first, or a
-  //    fence-looking line inside a block comment) is only unwrapped if it is not valid code as is.
+  // 1. Markdown fence. When the text does not start with the fence (prose first), make sure the
+  //    "fence" is not a line inside a block comment of code that is valid as it is.
   let body = code
   let lineOffset = 0
   let lang = ''
   const block = findFencedBlock(code)
-  if (block !== undefined && (block.atStart || !analyze(code).ok)) {
+  if (block !== undefined && (block.atStart || !isInsideComment(code, block.firstFenceOffset))) {
     body = block.body
     lineOffset = block.lineOffset
     lang = block.lang
@@ -48,44 +39,12 @@ export async function normalizeCode(code: string): Promise<NormalizeResult> {
   if (body.startsWith('#!')) body = body.slice(lineEnd(body))
 
   // 3. Parse, as JavaScript or TypeScript.
-  const errorAt = (text: string, failure: ParseFailure, message = failure.message): NormalizeResult => {
-    const pos = lineColumn(text, failure.offset)
-    return fail(message, pos.line + lineOffset, pos.column)
+  const parsed = await parseGuestCode(body, isTypeScriptLang(lang))
+  if (!parsed.ok) {
+    const pos = lineColumn(parsed.text, parsed.error.offset)
+    return fail(parsed.error.message, pos.line + lineOffset, pos.column)
   }
-  let analysis: Analysis
-  let language: 'js' | 'ts' = 'js'
-  let source = body
-  if (isTypeScriptLang(lang)) {
-    language = 'ts'
-    const stripped = await stripTypes(body)
-    if (!stripped.ok) {
-      if (!stripped.error.tooDeep && (await stripTypes(body, true)).ok) return errorAt(body, stripped.error, JSX_MESSAGE)
-      return errorAt(body, stripped.error)
-    }
-    source = stripped.code
-    analysis = analyze(source)
-  } else {
-    analysis = analyze(body)
-    if (!analysis.ok && !analysis.error.tooDeep) {
-      const jsError = analysis.error
-      if (body.charCodeAt(jsError.offset) === 60 /* < */ && (await parsesAsJsx(body))) {
-        return errorAt(body, jsError, JSX_MESSAGE)
-      }
-      const stripped = await stripTypes(body)
-      if (stripped.ok) {
-        const tsAnalysis = analyze(stripped.code)
-        if (tsAnalysis.ok) {
-          analysis = tsAnalysis
-          source = stripped.code
-          language = 'ts'
-        }
-      } else if (!stripped.error.tooDeep && (await stripTypes(body, true)).ok) {
-        return errorAt(body, stripped.error, JSX_MESSAGE)
-      }
-      if (!analysis.ok) return errorAt(body, jsError)
-    }
-  }
-  if (!analysis.ok) return errorAt(source, analysis.error)
+  const { analysis, language } = parsed
 
   // 4. Rewrite the top level so the program's value is returned.
   const { wrapped } = analysis
@@ -102,9 +61,9 @@ export async function normalizeCode(code: string): Promise<NormalizeResult> {
   }
   rememberEdits(program, edits)
 
-  // 5. The result must parse as one wrapper expression (skipped when the parse in step 3 already
-  //    parsed this very text in that shape).
-  if (edits.length > 0 || !analysis.verified) {
+  // 5. The result must parse as one wrapper expression. Skipped when step 3 already parsed this
+  //    very text in that shape, or that text with the last expression merely parenthesised.
+  if (!analysis.verified || transformed.recheck) {
     const failure = verify(program.script)
     if (failure !== undefined) return scriptErrorAt(program, failure)
   }

@@ -1,7 +1,10 @@
 /**
  * Parsing with acorn: the guest code as a function body, and the final check of `script`.
  */
-import { getLineInfo, parse, type Options, type Program, type Statement, type ModuleDeclaration } from 'acorn'
+import { getLineInfo, type ModuleDeclaration, type Options, type Program, type Statement } from 'acorn'
+import { LinearParser } from './acorn-parser.js'
+
+const parse = (input: string, options: Options): Program => LinearParser.parse(input, options)
 
 export const PREFIX = '(async function () {\n'
 export const SUFFIX = '\n})'
@@ -129,6 +132,31 @@ function shift(statements: TopLevel[]): TopLevel[] {
     }
   }
   return statements
+}
+
+/**
+ * True when `code` is valid JavaScript as it is AND `offset` lies inside one of its comments.
+ * Used to tell a fence-looking line inside a block comment from a real fence: note that prose
+ * followed by a fence is often valid JavaScript too (`Sure:` is a label, ```` ``` ```` lines are
+ * template literals), so "it parses" alone proves nothing.
+ */
+export function isInsideComment(code: string, offset: number): boolean {
+  // A fence line can only be inside a block comment (line comments end before the next line).
+  if (code.lastIndexOf('/*', offset) < 0) return false
+  let inside = false
+  const onComment = (_block: boolean, _text: string, start: number, end: number): void => {
+    if (start <= offset && offset < end) inside = true
+  }
+  for (const options of [SCRIPT_OPTIONS, MODULE_OPTIONS]) {
+    try {
+      parse(code, { ...options, onComment })
+      return inside
+    } catch (err) {
+      if (!String((err as Error)?.message).startsWith(IMPORT_EXPORT_IN_SCRIPT)) return false
+      inside = false
+    }
+  }
+  return false
 }
 
 /** Parses the finished `script`; undefined when it is one well-formed wrapper expression. */

@@ -39,13 +39,17 @@ export function lineStartsOf(text: string): number[] {
   return starts
 }
 
-/** Source offset of an edited-text offset; offsets inside inserted text map to the edit's start. */
-function toSourceOffset(edits: readonly Edit[], offset: number): number {
+/**
+ * Source offset of an edited-text offset; offsets inside inserted text map to the edit's start.
+ * `lineStart`: the offset starts a line, so text removed right there belongs to this line (map to
+ * the start of the removed text, not past it).
+ */
+function toSourceOffset(edits: readonly Edit[], offset: number, lineStart = false): number {
   let delta = 0
   for (const e of edits) {
     const outStart = e.start + delta
     if (offset < outStart) break
-    if (offset < outStart + e.text.length) return e.start
+    if (offset < outStart + e.text.length || (lineStart && offset === outStart)) return e.start
     delta += e.text.length - (e.end - e.start)
   }
   return offset - delta
@@ -67,13 +71,13 @@ export function toUserPosition(
   // Line 1 is `(async function () {`, the last line holds the closing `})`.
   if (line < 2 || line > lineStarts.length - 1) return undefined
   const userLine = line - program.lineDelta
-  if (column === undefined) return { line: userLine }
+  if (column === undefined || !Number.isFinite(column)) return { line: userLine }
   if (record === undefined) return { line: userLine, column }
   const start = lineStarts[line - 1]!
   const end = lineStarts[line]!
   const offset = Math.min(start + Math.max(column, 1) - 1, end)
   return {
     line: userLine,
-    column: toSourceOffset(record.edits, offset) - toSourceOffset(record.edits, start) + 1,
+    column: toSourceOffset(record.edits, offset) - toSourceOffset(record.edits, start, true) + 1,
   }
 }

@@ -6,8 +6,9 @@
  * - `enum` / `const enum` become plain JavaScript objects (`var E; (function (E) {…})(E || (E = {}))`,
  *   spread over the enum's original lines); `const enum` is not inlined.
  * - constructor parameter properties become `this.x = x` assignments.
- * - unused and type-only imports are dropped (so `import type` is harmless; real imports still
- *   reach the import check afterwards).
+ * - `import type` and `type` specifiers are dropped; every other import is kept
+ *   (`keepUnusedImports`), so it still reaches the import check — otherwise an unused
+ *   `import x from 'y'` would silently disappear.
  * - non-`declare` namespaces are NOT supported by sucrase: it drops them as if they were types.
  * - `disableESTransforms` keeps modern JavaScript (optional chaining, class fields…) untouched.
  */
@@ -31,14 +32,18 @@ function loadSucrase(): Promise<Sucrase> {
 
 export type StripResult = { ok: true; code: string } | { ok: false; error: ParseFailure }
 
-/** Strips TypeScript syntax; `jsx` also accepts JSX (only used to recognise JSX for a clear error). */
+/**
+ * Strips TypeScript syntax. With `jsx`, TSX is accepted and JSX is left in place (not compiled):
+ * only used to locate JSX for a clear error, since JSX cannot run in the sandbox.
+ */
 export async function stripTypes(code: string, jsx = false): Promise<StripResult> {
   const sucrase = await loadSucrase()
   try {
     const result = sucrase.transform(code, {
       transforms: jsx ? ['typescript', 'jsx'] : ['typescript'],
+      jsxRuntime: 'preserve',
       disableESTransforms: true,
-      production: true,
+      keepUnusedImports: true,
     })
     return { ok: true, code: result.code }
   } catch (err) {
@@ -50,7 +55,7 @@ export async function stripTypes(code: string, jsx = false): Promise<StripResult
 export async function parsesAsJsx(code: string): Promise<boolean> {
   const sucrase = await loadSucrase()
   try {
-    sucrase.transform(code, { transforms: ['jsx'], disableESTransforms: true, production: true })
+    sucrase.transform(code, { transforms: ['jsx'], jsxRuntime: 'preserve', disableESTransforms: true })
     return true
   } catch {
     return false

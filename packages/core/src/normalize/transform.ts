@@ -28,7 +28,18 @@ export const REEXPORT_MESSAGE =
 /** Name of the binding that holds an anonymous default export. */
 const DEFAULT_BINDING = '__cordon_default__'
 
-export type TransformResult = { ok: true; edits: Edit[] } | { ok: false; message: string; offset: number }
+export type TransformResult =
+  | {
+      ok: true
+      edits: Edit[]
+      /**
+       * False when the only edit wraps the last expression statement as `return (<expr>)` or
+       * `return await (<fn>)()`: parenthesising the text of an expression that parsed in this
+       * very function body cannot make it invalid, so the final re-parse can be skipped.
+       */
+      recheck: boolean
+    }
+  | { ok: false; message: string; offset: number }
 
 export function transformStatements(wrapped: string, statements: TopLevel[], module: boolean): TransformResult {
   const edits: Edit[] = []
@@ -58,14 +69,14 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
 
   if (defaultExport !== undefined) {
     exportDefault(wrapped, defaultExport, edits)
-    return { ok: true, edits }
+    return { ok: true, edits, recheck: true }
   }
 
   // The statements that are not directives ('use strict' must stay the body's first statement).
   let firstReal = 0
   while (firstReal < statements.length && isDirective(statements[firstReal]!)) firstReal++
   const last = statements[statements.length - 1]
-  if (last === undefined) return { ok: true, edits }
+  if (last === undefined) return { ok: true, edits, recheck: edits.length > 0 }
 
   if (firstReal === statements.length - 1) {
     const fn = last.type === 'ExportNamedDeclaration' ? last.declaration : last
@@ -73,10 +84,12 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
       // `async function main() {…}` → `return await (async function main() {…})()`
       insertAt(fn.start, 'return await (', edits)
       insertAt(fn.end, ')()', edits)
-      return { ok: true, edits }
+      // A declaration's text as an expression: `function await() {}` would not survive.
+      return { ok: true, edits, recheck: true }
     }
   }
 
+  const recheck = edits.length > 0
   if (last.type === 'ExpressionStatement' && last.directive !== 'use strict') {
     // Insert before the statement (not the expression: `(a, b)` starts at its parenthesis) and
     // close before its own semicolon. A trailing comment stays inside the parentheses, harmlessly.
@@ -89,7 +102,7 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
       insertAt(end, ')', edits)
     }
   }
-  return { ok: true, edits }
+  return { ok: true, edits, recheck }
 }
 
 function isDirective(s: TopLevel): boolean {

@@ -1,0 +1,66 @@
+/**
+ * JavaScript or TypeScript? Parses the guest code, stripping TypeScript when needed.
+ *
+ * A ```ts / ```typescript / ```tsx fence forces TypeScript. Otherwise the code is parsed as
+ * JavaScript first (fast path, and the usual case); only when that fails are types stripped with
+ * sucrase and the result parsed again: if that parses, the program is TypeScript; if not, the
+ * ORIGINAL JavaScript error is reported (it is about the code the user wrote, not about what
+ * sucrase made of it).
+ *
+ * Known ambiguity: some TypeScript is also valid JavaScript with another meaning. `f<T>(x)` is a
+ * generic call in TypeScript but `(f < T) > x` in JavaScript — and JavaScript wins, since it
+ * parses. A ts fence removes the ambiguity.
+ *
+ * JSX is not supported (nothing in the sandbox could render it), but it gets a clear error:
+ * - JavaScript whose parse error sits on a `<` and that sucrase accepts as JSX;
+ * - TypeScript that sucrase rejects but accepts as TSX: it is stripped as TSX with the JSX kept,
+ *   and acorn's error on the result points at the first JSX tag (exact line, column of the
+ *   stripped code).
+ */
+import { analyze, type Analysis, type ParseFailure } from './parse.js'
+import { parsesAsJsx, stripTypes } from './strip-types.js'
+
+export const JSX_MESSAGE = 'JSX is not supported in the sandbox'
+
+export type GuestParse =
+  | { ok: true; analysis: Extract<Analysis, { ok: true }>; language: 'js' | 'ts' }
+  /** `error.offset` is an offset into `text` (the code, or its stripped form: same lines). */
+  | { ok: false; error: ParseFailure; text: string }
+
+export async function parseGuestCode(code: string, forceTypeScript: boolean): Promise<GuestParse> {
+  if (forceTypeScript) {
+    const stripped = await stripTypes(code)
+    if (!stripped.ok) return (!stripped.error.tooDeep && (await jsxInTypeScript(code))) || failure(code, stripped.error)
+    const analysis = analyze(stripped.code)
+    return analysis.ok ? { ok: true, analysis, language: 'ts' } : failure(stripped.code, analysis.error)
+  }
+
+  const analysis = analyze(code)
+  if (analysis.ok) return { ok: true, analysis, language: 'js' }
+  const jsError = analysis.error
+  // Nesting too deep for acorn is too deep for sucrase too.
+  if (jsError.tooDeep) return failure(code, jsError)
+  if (code.charCodeAt(jsError.offset) === 60 /* < */ && (await parsesAsJsx(code))) {
+    return failure(code, { ...jsError, message: JSX_MESSAGE })
+  }
+  const stripped = await stripTypes(code)
+  if (stripped.ok) {
+    const tsAnalysis = analyze(stripped.code)
+    if (tsAnalysis.ok) return { ok: true, analysis: tsAnalysis, language: 'ts' }
+  } else if (!stripped.error.tooDeep) {
+    const jsx = await jsxInTypeScript(code)
+    if (jsx !== undefined) return jsx
+  }
+  return failure(code, jsError)
+}
+
+function failure(text: string, error: ParseFailure): GuestParse {
+  return { ok: false, error, text }
+}
+
+async function jsxInTypeScript(code: string): Promise<GuestParse | undefined> {
+  const tsx = await stripTypes(code, true)
+  if (!tsx.ok) return undefined
+  const parsed = analyze(tsx.code)
+  return parsed.ok ? undefined : failure(tsx.code, { ...parsed.error, message: JSX_MESSAGE })
+}
