@@ -3,8 +3,6 @@ import { createCodec } from './guest/codec.js'
 /** The host's instance of the value codec (the same code runs inside every guest). */
 const codec = createCodec()
 
-export const LIMIT_MARK = codec.LIMIT_MARK
-
 /** Encodes a host value to wire text; throws TypeError for values that cannot cross. */
 export function encodeValue(value: unknown, budget: number, what: string): string {
   return codec.encode(value, budget, what)
@@ -16,7 +14,7 @@ export function decodeValue(wire: string): unknown {
 }
 
 export function isLimitMarker(error: unknown): error is { code: 'OUTPUT_LIMIT'; message: string } {
-  return typeof error === 'object' && error !== null && (error as Record<string, unknown>)[LIMIT_MARK] === true
+  return codec.isLimitError(error)
 }
 
 /** UTF-8 byte length without Buffer (core also runs in browsers). */

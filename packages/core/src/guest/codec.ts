@@ -17,7 +17,8 @@
  * captured once so guest changes to built-ins cannot alter encoding.
  */
 export interface Codec {
-  readonly LIMIT_MARK: string
+  /** True only for limit errors this codec threw; a guest cannot forge one, and a Proxy runs no trap here. */
+  isLimitError(value: unknown): value is { code: 'OUTPUT_LIMIT'; message: string }
   encode(value: unknown, budget: number, what: string): string
   decode(wire: string): unknown
   decodeTree(tree: unknown): unknown
@@ -26,7 +27,6 @@ export interface Codec {
 
 export function createCodec(): Codec {
   'use strict'
-  const LIMIT_MARK = '__cordonLimit'
   const MAX_DEPTH = 1000
   const MAX_BIGINT_DIGITS = 100_000
   const apply = Reflect.apply
@@ -110,9 +110,12 @@ export function createCodec(): Codec {
     return false
   }
 
+  const weakSetAdd = WeakSet.prototype.add
+  const limitErrors = new WeakSet<object>()
+
   function limitError(what: string, budget: number): never {
     const error: Record<string, unknown> = create(null)
-    error[LIMIT_MARK] = true
+    apply(weakSetAdd, limitErrors, [error])
     error.code = 'OUTPUT_LIMIT'
     error.message = `${what} is larger than maxOutputBytes (${budget} bytes)`
     throw error
@@ -385,7 +388,9 @@ export function createCodec(): Codec {
   }
 
   return {
-    LIMIT_MARK,
+    isLimitError(value: unknown): value is { code: 'OUTPUT_LIMIT'; message: string } {
+      return typeof value === 'object' && value !== null && apply(weakSetHas, limitErrors, [value]) === true
+    },
     encode,
     decode(wire: string): unknown {
       return decodeTree(jsonParse(wire))

@@ -38,7 +38,6 @@ export function cordonGuestRuntime(
   const codec = codecFactory()
   const inspect = inspectFactory()
 
-  const LIMIT_MARK = codec.LIMIT_MARK
   let maxOutputBytes = 1024 * 1024
   let maxLogEntries = 100
   let maxLogBytes = 1000
@@ -75,8 +74,9 @@ export function cordonGuestRuntime(
     return jsonStringify({ name, message, stack })
   }
 
+  // Identity check only: reading a property of a thrown value could run a guest Proxy trap.
   function isLimit(error: unknown): boolean {
-    return typeof error === 'object' && error !== null && (error as Record<string, unknown>)[LIMIT_MARK] === true
+    return codec.isLimitError(error)
   }
 
   function failWith(error: unknown): void {
