@@ -1,6 +1,11 @@
+import { fileURLToPath } from 'node:url'
 import { defineConfig } from 'vitest/config'
 
 export default defineConfig({
+  resolve: {
+    // The self-tests run against core's source, so they need no build of @cordon/core.
+    alias: { '@cordon/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+  },
   test: {
     include: ['test/**/*.test.ts'],
     testTimeout: 30_000,

@@ -13,6 +13,8 @@ import { checkTimeoutMs, createGroupFixture, resolveConformanceOptions, runCheck
 import type { GroupFixture } from './runner.js'
 import type { BackendFactory, ConformanceCheck, ConformanceGroup, ConformanceOptions } from './types.js'
 
+const HOOK_TIMEOUT_MS = 30_000
+
 /** Every check, by group, in the order the aggregate describer runs them. */
 export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly ConformanceCheck[]>> = Object.freeze({
   capabilities: capabilitiesChecks,
@@ -45,10 +47,10 @@ export function describeChecks(
     let fixture: GroupFixture | undefined
     beforeAll(async () => {
       fixture = await createGroupFixture(factory)
-    })
+    }, HOOK_TIMEOUT_MS)
     afterAll(async () => {
       await fixture?.dispose()
-    })
+    }, HOOK_TIMEOUT_MS)
     for (const check of checks) {
       const timeout = checkTimeoutMs(check, resolved) + 1_000
       it(

@@ -34,6 +34,14 @@ export function skipReason(check: ConformanceCheck, capabilities: BackendCapabil
   return undefined
 }
 
+/** The checks that apply to a backend with these capabilities (to register no skipped tests). */
+export function applicableChecks(
+  checks: readonly ConformanceCheck[],
+  capabilities: BackendCapabilities,
+): readonly ConformanceCheck[] {
+  return checks.filter((check) => skipReason(check, capabilities) === undefined)
+}
+
 /** A backend and a sandbox over it, shared by the checks of one group. */
 export interface GroupFixture {
   readonly backend: SandboxBackend

@@ -25,7 +25,8 @@ function runtimeError(name: string, code: string, check: (error: RunError) => vo
     group: 'errors',
     name,
     async run({ sandbox }) {
-      const { result } = await timedRun(sandbox, code)
+      // A short deadline: a run that fails to report the error must not pass as slow.
+      const { result } = await timedRun(sandbox, code, { timeoutMs: 3_000 })
       check(expectError(result, 'RUNTIME_ERROR'))
     },
   }

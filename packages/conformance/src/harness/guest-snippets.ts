@@ -45,34 +45,40 @@ function __same(a, e, path) {
 export const ESCAPE_MARKER = '__cordonEscape'
 
 /**
- * `__escape(x)` tries to reach the host through `x`: its constructor chain, its
+ * `__escape(x, fast)` tries to reach the host through `x`: its constructor chain, its
  * prototype's, and Function from there. Returns a description of what it reached
- * (a host `process`), or '' when it reached nothing. It also tries to set ESCAPE_MARKER
- * on whatever global it finds, which the host checks.
+ * (a host `process` or `require`), or '' when it reached nothing. It also tries to set
+ * ESCAPE_MARKER on whatever global it finds, which the host checks. With `fast`, the
+ * guest's own Function constructors (captured before user code) are not tried again.
  */
 export const GUEST_ESCAPE_SOURCE = `
-function __escape(x) {
+const __ownFunctions = [
+  Function,
+  Object.getPrototypeOf(async function () {}).constructor,
+  Object.getPrototypeOf(function* () {}).constructor,
+  Object.getPrototypeOf(async function* () {}).constructor,
+]
+function __escape(x, fast) {
   const found = []
   const tryFunction = (F, how) => {
     try {
       if (typeof F !== 'function') return
+      if (fast && __ownFunctions.includes(F)) return
       try { F('globalThis.${ESCAPE_MARKER} = "reached via ' + how + '"')() } catch (e) {}
+      // An AsyncFunction constructor returns a promise here: only the marker above catches it.
       const p = F('return typeof process === "object" && process !== null && typeof process.pid === "number" ? process : undefined')()
-      if (p !== undefined) found.push('process via ' + how)
+      if (p && typeof p.pid === 'number') found.push('process via ' + how)
       const r = F('return typeof require === "function" ? require : undefined')()
-      if (r !== undefined) found.push('require via ' + how)
+      if (typeof r === 'function') found.push('require via ' + how)
     } catch (e) {}
   }
-  const via = (value, how) => {
-    try {
-      if (value === null || value === undefined) return
-      tryFunction(value.constructor && value.constructor.constructor, how + '.constructor.constructor')
-      const proto = Object.getPrototypeOf(value)
-      if (proto) tryFunction(proto.constructor && proto.constructor.constructor, how + ' prototype chain')
-      if (typeof value === 'function') tryFunction(Object.getPrototypeOf(value).constructor, how + ' as a function')
-    } catch (e) {}
-  }
-  via(x, 'value')
+  try {
+    if (x === null || x === undefined) return ''
+    tryFunction(x.constructor && x.constructor.constructor, 'x.constructor.constructor')
+    const proto = Object.getPrototypeOf(x)
+    if (proto) tryFunction(proto.constructor && proto.constructor.constructor, 'prototype.constructor.constructor')
+    if (typeof x === 'function') tryFunction(proto && proto.constructor, 'Object.getPrototypeOf(x).constructor')
+  } catch (e) {}
   return found.join('; ')
 }
 `

@@ -1,0 +1,76 @@
+import type { RunOptions, ToolSet } from '@cordon/core'
+import { expectError, expectHealthy, expectHostError, expectOk, sleep, timedRun } from '../harness/run.js'
+import type { ConformanceCheck } from '../types.js'
+import { leakCheck } from './lifecycle-leaks.js'
+
+export const lifecycleChecks: readonly ConformanceCheck[] = [
+  {
+    group: 'lifecycle',
+    name: 'dispose() is idempotent, also when called twice at once',
+    async run({ newSandbox }) {
+      const sandbox = await newSandbox()
+      await timedRun(sandbox, '1')
+      await Promise.all([sandbox.dispose(), sandbox.dispose()])
+      await sandbox.dispose()
+    },
+  },
+  {
+    group: 'lifecycle',
+    name: 'dispose() before any run works',
+    async run({ newSandbox }) {
+      const sandbox = await newSandbox()
+      await sandbox.dispose()
+      await sandbox.dispose()
+    },
+  },
+  {
+    group: 'lifecycle',
+    name: 'run() after dispose() throws DISPOSED',
+    async run({ newSandbox }) {
+      const sandbox = await newSandbox()
+      await timedRun(sandbox, '1')
+      await sandbox.dispose()
+      await expectHostError(() => sandbox.run('1'), 'DISPOSED', 'run() after dispose()')
+    },
+  },
+  {
+    group: 'lifecycle',
+    name: 'runs in flight when dispose() is called resolve ABORTED',
+    async run({ newSandbox, options }) {
+      const sandbox = await newSandbox()
+      const tools: ToolSet = { 't.never': { execute: () => new Promise(() => {}) } }
+      const settledAt: number[] = []
+      const track = (code: string, runOptions?: RunOptions) =>
+        timedRun(sandbox, code, runOptions).then((timed) => (settledAt.push(performance.now()), timed))
+      const waiting = [
+        track('await new Promise((resolve) => setTimeout(resolve, 60000))'),
+        track('await t.never()', { tools }),
+        track('await new Promise(() => {})'),
+      ]
+      await sleep(50)
+      const disposedAt = performance.now()
+      const disposal = sandbox.dispose()
+      for (const run of waiting) expectError((await run).result, 'ABORTED')
+      await disposal
+      const latest = Math.max(...settledAt) - disposedAt
+      if (latest > options.timeoutSlackMs) {
+        throw new Error(`the runs resolved ${Math.round(latest)} ms after dispose(), over the ${options.timeoutSlackMs} ms slack`)
+      }
+    },
+  },
+  {
+    group: 'lifecycle',
+    name: 'a finished run leaves nothing running: its timers never fire later',
+    async run({ sandbox }) {
+      let calls = 0
+      const tools: ToolSet = { 'probe.ran': { execute: () => ++calls } }
+      const code = 'setTimeout(() => probe.ran(), 30)\nsetInterval(() => probe.ran(), 10)\nreturn "returned"'
+      const { result } = await timedRun(sandbox, code, { tools })
+      if (expectOk(result) !== 'returned') throw new Error('the run should return at once')
+      await sleep(150)
+      if (calls !== 0) throw new Error(`timers of a finished run called a tool ${calls} times afterwards`)
+      await expectHealthy(sandbox, 'a run that left timers behind')
+    },
+  },
+  leakCheck,
+]

@@ -1,0 +1,22 @@
+/**
+ * Deliberately broken backends. Each one breaks one promise of the contract; the
+ * self-test asserts that the checks guarding that promise fail for it.
+ */
+import type { SandboxBackend } from '@cordon/core'
+import { createVmBackend } from './vm-backend.js'
+
+/** Never stops a guest that waits (on a tool, a timer, a promise): it ignores its deadline. */
+export const createTimeoutIgnoringBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-ignores-timeout', ignoreDeadline: true })
+
+/** Runs every program in one shared context, so globals leak from run to run. */
+export const createLeakyGlobalsBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-leaks-globals', reuseContext: true })
+
+/** Puts a host function on the guest global and returns host objects from tools. */
+export const createHostExposingBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-exposes-host', exposeHost: true })
+
+/** Keeps 1 MB of host memory alive for every run. */
+export const createMemoryLeakingBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-leaks-memory', leakBytesPerRun: 1024 * 1024 })

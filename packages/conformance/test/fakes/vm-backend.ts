@@ -1,0 +1,150 @@
+/**
+ * An in-process `node:vm` reference backend, for testing the conformance suite itself.
+ * node:vm is NOT a security boundary: this backend is not expected to pass the isolation
+ * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
+ */
+import vm from 'node:vm'
+import { GUEST_RUNTIME_SOURCE, createGuestHost, outcomeFromDone } from '@cordon/core'
+import type { ExecuteOutcome, ExecuteRequest, GuestRuntime, SandboxBackend } from '@cordon/core'
+
+export interface VmBackendOptions {
+  name?: string
+  /** Broken: every run reuses one context, so globals leak from run to run. */
+  reuseContext?: boolean
+  /** Broken: ignores the run's signal, so a guest waiting on a tool or timer never ends. */
+  ignoreDeadline?: boolean
+  /** Broken: puts host functions on the guest global and hands tool results over as host objects. */
+  exposeHost?: boolean
+  /** Broken: keeps this many bytes of host memory alive for every run. */
+  leakBytesPerRun?: number
+}
+
+const ENTRY_SLOT = '__vmBackendEntry'
+const ENTER = new vm.Script(`(() => { const f = globalThis.${ENTRY_SLOT}; delete globalThis.${ENTRY_SLOT}; f() })()`)
+
+class GuestTimeout extends Error {}
+
+export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend {
+  let shared: vm.Context | undefined
+  let disposed = false
+  const leaked: Uint8Array[] = []
+
+  // A null-prototype sandbox: with `{}`, `globalThis.constructor` would be the host's Object.
+  const newContext = () => vm.createContext(Object.create(null) as object, { microtaskMode: 'afterEvaluate' })
+
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    if (disposed) return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: 'the vm backend was disposed' } }
+    if (options.leakBytesPerRun) leaked.push(new Uint8Array(options.leakBytesPerRun).fill(1))
+    const context = options.reuseContext ? (shared ??= newContext()) : newContext()
+    const guestHost = createGuestHost(request)
+
+    /** Runs `fn` inside the context; the time left until the deadline bounds it, microtasks included. */
+    const enter = (fn: () => void): void => {
+      const timeout = Math.max(1, Math.ceil(request.deadline - Date.now()))
+      ;(context as Record<string, unknown>)[ENTRY_SLOT] = fn
+      try {
+        ENTER.runInContext(context, { timeout })
+      } catch (error) {
+        if ((error as { code?: unknown }).code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') throw new GuestTimeout('timed out')
+        throw error
+      }
+    }
+
+    return new Promise<ExecuteOutcome>((resolve) => {
+      let ended = false
+      const end = (outcome: ExecuteOutcome) => {
+        if (ended) return
+        ended = true
+        guestHost.close()
+        request.signal.removeEventListener('abort', onAbort)
+        resolve(outcome)
+      }
+      const onAbort = () => end({ ok: false, error: { code: 'ABORTED', message: 'the run was stopped' } })
+      const guard = (fn: () => void) => {
+        if (ended) return
+        try {
+          enter(fn)
+        } catch (error) {
+          end(failure(error))
+        }
+      }
+      if (!options.ignoreDeadline) {
+        if (request.signal.aborted) return onAbort()
+        request.signal.addEventListener('abort', onAbort)
+      }
+      void guestHost.done.then((done) => end(outcomeFromDone(done)))
+
+      let runtime: GuestRuntime
+      let main: () => unknown
+      try {
+        const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
+        runtime = factory(guestHost.functions)
+        runtime.install(request.setup)
+        main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
+        if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
+      } catch (error) {
+        return end(failure(error))
+      }
+      guestHost.connect({
+        settle: (id, ok, payload) => guard(() => runtime.settle(id, ok, payload)),
+        fire: (id) => guard(() => runtime.fire(id)),
+      })
+      guard(() => runtime.start(main))
+    })
+  }
+
+  return {
+    specificationVersion: 'v1',
+    name: options.name ?? 'vm-reference',
+    // `isolation` is a lie: node:vm isolates nothing. This backend only tests the suite.
+    capabilities: {
+      isolation: 'v8-isolate',
+      memoryLimit: false,
+      syncHostCalls: true,
+      survivesGuestOom: false,
+      cpuTime: false,
+      heapStats: false,
+      networkIsolation: false,
+    },
+    execute,
+    async dispose() {
+      disposed = true
+      shared = undefined
+    },
+  }
+}
+
+function failure(error: unknown): ExecuteOutcome {
+  if (error instanceof GuestTimeout) return { ok: false, error: { code: 'TIMEOUT', message: 'the run took longer than timeoutMs' } }
+  const e = error as { name?: unknown; message?: unknown; stack?: unknown }
+  const name = typeof e?.name === 'string' ? e.name : undefined
+  const message = typeof e?.message === 'string' ? e.message : String(error)
+  if (name === 'SyntaxError') return { ok: false, error: { code: 'SYNTAX_ERROR', name, message } }
+  return { ok: false, error: { code: 'INTERNAL', message: `vm backend: ${message}` } }
+}
+
+/** The broken part of `exposeHost`: host functions where the guest can reach them. */
+function exposeHost(context: vm.Context, request: ExecuteRequest, drainGuestJobs: () => void): void {
+  const global = context as Record<string, unknown>
+  global.hostNow = () => Date.now()
+  for (const tool of request.tools) {
+    if (tool.sync) continue
+    const path = tool.name.split('.')
+    const leaf = path.pop() as string
+    let target = global
+    for (const key of path) target = target[key] as Record<string, unknown>
+    const guestFunction = target[leaf] as (args: unknown) => Promise<unknown>
+    // The host callback's job runs on the host's queue; the guest's own jobs then need a drain.
+    target[leaf] = (args: unknown) =>
+      guestFunction(args).then(
+        (value) => {
+          drainGuestJobs()
+          return structuredClone(value)
+        },
+        (error: unknown) => {
+          drainGuestJobs()
+          throw error
+        },
+      )
+  }
+}

@@ -1,0 +1,133 @@
+/**
+ * The suite tests itself: each deliberately broken backend must fail the checks that
+ * guard the promise it breaks, while the correct reference backend passes them.
+ */
+import { describe, expect, it } from 'vitest'
+import { CONFORMANCE_GROUPS, conformanceChecks, conformanceGroups, runConformanceCheck } from '../src/index.js'
+import type { BackendFactory, ConformanceCheck, ConformanceOptions } from '../src/index.js'
+import {
+  createHostExposingBackend,
+  createLeakyGlobalsBackend,
+  createMemoryLeakingBackend,
+  createTimeoutIgnoringBackend,
+} from './fakes/broken-backends.js'
+import { createVmBackend } from './fakes/vm-backend.js'
+
+function check(name: string): ConformanceCheck {
+  const found = conformanceChecks.find((c) => c.name === name)
+  if (found === undefined) throw new Error(`no check named "${name}"`)
+  return found
+}
+
+const LEAK_CHECK = 'many sequential runs keep host memory bounded and the sandbox working'
+
+const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; options?: ConformanceOptions }[] = [
+  {
+    name: 'a backend that ignores the timeout while the guest waits',
+    factory: createTimeoutIgnoringBackend,
+    mustFail: [
+      'TIMEOUT: a tool that never resolves',
+      'TIMEOUT: a setTimeout longer than the deadline',
+      'logs are kept when the run times out',
+      'ABORTED: aborting the signal mid-run ends the run promptly, logs kept',
+      'runs in flight when dispose() is called resolve ABORTED',
+    ],
+  },
+  {
+    name: 'a backend that reuses one context (globals leak between runs)',
+    factory: createLeakyGlobalsBackend,
+    mustFail: [
+      'globals, built-in changes and declarations of one run are gone in the next',
+      "a run's globals and tools are gone in the next run",
+      'Object.prototype pollution is invisible to the host and to the next run',
+    ],
+  },
+  {
+    name: 'a backend that exposes host functions and returns host objects to the guest',
+    factory: createHostExposingBackend,
+    mustFail: [
+      'escape: everything reachable from the guest global',
+      'escape: a tool function and its namespace',
+      'escape: objects returned by tools',
+      "values from tools are made of the guest's own objects",
+    ],
+  },
+  {
+    name: 'a backend that leaks 1 MB of host memory per run',
+    factory: createMemoryLeakingBackend,
+    mustFail: [LEAK_CHECK],
+    // 200 runs leak 200 MB: far over the 40 MB slack, and quick.
+    options: { lifecycleRuns: 200 },
+  },
+]
+
+for (const broken of BROKEN) {
+  describe(broken.name, () => {
+    for (const name of broken.mustFail) {
+      it(`fails: ${name}`, async () => {
+        const outcome = await runConformanceCheck(check(name), broken.factory, broken.options)
+        expect(outcome.status).toBe('failed')
+      })
+      it(`while the reference backend passes it`, async () => {
+        const outcome = await runConformanceCheck(check(name), () => createVmBackend(), broken.options)
+        expect(outcome.status === 'failed' ? outcome.error : outcome.status).toBe('passed')
+      })
+    }
+  })
+}
+
+describe('the check lists', () => {
+  it('has unique names and one list per group', () => {
+    const names = conformanceChecks.map((c) => c.name)
+    expect(new Set(names).size).toBe(names.length)
+    expect(Object.keys(conformanceGroups).sort()).toEqual([...CONFORMANCE_GROUPS].sort())
+    for (const [group, checks] of Object.entries(conformanceGroups)) {
+      expect(checks.length).toBeGreaterThan(0)
+      for (const c of checks) expect(c.group).toBe(group)
+    }
+  })
+})
+
+describe('runConformanceCheck', () => {
+  const factory = () => createVmBackend()
+
+  it('skips a check whose capability requirement the backend does not meet', async () => {
+    const outcome = await runConformanceCheck(
+      { group: 'limits', name: 'needs memory', requires: { memoryLimit: true }, run: () => {} },
+      factory,
+    )
+    expect(outcome).toMatchObject({ status: 'skipped', reason: expect.stringContaining('memoryLimit') })
+  })
+
+  it('reports a throwing check as failed, with its error', async () => {
+    const outcome = await runConformanceCheck(
+      { group: 'values', name: 'throws', run: () => { throw new Error('nope') } },
+      factory,
+    )
+    expect(outcome.status).toBe('failed')
+    expect(outcome.status === 'failed' && (outcome.error as Error).message).toBe('nope')
+  })
+
+  it('fails a check that does not finish within its timeoutMs', async () => {
+    const outcome = await runConformanceCheck(
+      { group: 'values', name: 'hangs', timeoutMs: 100, run: () => new Promise(() => {}) },
+      factory,
+    )
+    expect(outcome.status === 'failed' && String(outcome.error)).toContain('did not finish within 100 ms')
+  })
+
+  it('disposes sandboxes the check made with newSandbox', async () => {
+    let disposed = 0
+    const counting = () => {
+      const backend = createVmBackend()
+      const dispose = backend.dispose.bind(backend)
+      return { ...backend, dispose: () => (disposed++, dispose()) }
+    }
+    const outcome = await runConformanceCheck(
+      { group: 'lifecycle', name: 'extra sandboxes', run: async (ctx) => { await ctx.newSandbox(); await ctx.newSandbox() } },
+      counting,
+    )
+    expect(outcome.status).toBe('passed')
+    expect(disposed).toBe(3)
+  })
+})
