@@ -1,0 +1,53 @@
+import type { GuestHostFunctions } from '@cordon/core'
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { isHostStackOverflow } from './engine-failure.js'
+
+export interface HostCallHooks {
+  /** A host function failed for a reason that is not the guest's (a bug on the host side). */
+  fault(error: unknown): void
+  /** Milliseconds spent in a host function, to keep tool time out of the guest's CPU time. */
+  spent(ms: number): void
+}
+
+/**
+ * Builds the plain object handed to the guest runtime factory: five QuickJS functions that
+ * forward to `functions`. The object only ever lives in the runtime's closure, never on a
+ * global. The protocol carries primitives only; anything else is read as a harmless default.
+ * The caller disposes the returned handle once the factory has been called.
+ */
+export function newHostObject(context: QuickJSContext, functions: GuestHostFunctions, hooks: HostCallHooks): QuickJSHandle {
+  const str = (handle: QuickJSHandle | undefined): string =>
+    handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
+  const num = (handle: QuickJSHandle | undefined): number =>
+    handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
+
+  const impl: Record<keyof GuestHostFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
+    log: (level, message) => void functions.log(str(level), str(message)),
+    call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
+    callSync: (name, args) => context.newString(functions.callSync(str(name), str(args))),
+    timer: (id, delay) => void functions.timer(num(id), num(delay)),
+    done: (status, payload, dropped) => void functions.done(str(status) as 'ok' | 'error' | 'limit', str(payload), num(dropped)),
+  }
+
+  const object = context.newObject()
+  for (const name of Object.keys(impl) as (keyof GuestHostFunctions)[]) {
+    const forward = impl[name]
+    const handle = context.newFunction(name, (...args) => {
+      const started = performance.now()
+      try {
+        return forward(...args)
+      } catch (error) {
+        // The guest recursed to the edge of the host's stack: give it the error V8 would.
+        if (isHostStackOverflow(error)) throw { name: 'RangeError', message: 'Maximum call stack size exceeded' }
+        // Anything else is a host bug: end the run, and tell the guest nothing about the host.
+        hooks.fault(error)
+        throw { name: 'Error', message: 'the sandbox host failed' }
+      } finally {
+        hooks.spent(performance.now() - started)
+      }
+    })
+    context.setProp(object, name, handle)
+    handle.dispose()
+  }
+  return object
+}

@@ -1,0 +1,85 @@
+import { SandboxError } from '@cordon/core'
+import type { QuickJSSyncVariant } from 'quickjs-emscripten-core'
+
+/** A value, a promise of it, or a function returning either: how unstorage-style drivers take injections. */
+export type Loadable<T> = T | Promise<T> | (() => T | Promise<T>)
+
+/**
+ * What `import('@jitl/quickjs-…-sync')` gives: the variant, or a module whose default export it is
+ * (twice nested when TypeScript or a bundler sees the CommonJS build).
+ */
+export type VariantInput = QuickJSSyncVariant | { default: QuickJSSyncVariant } | { default: { default: QuickJSSyncVariant } }
+
+/** A compiled WebAssembly module, its bytes, or where to read them from. */
+export type WasmModuleInput = WebAssembly.Module | ArrayBuffer | ArrayBufferView | URL | string
+
+export interface QuickJSBackendOptions {
+  /**
+   * The QuickJS build to run: a quickjs-emscripten **sync** variant (asyncify variants allow one
+   * suspension at a time and are refused). Default: `@jitl/quickjs-wasmfile-release-sync`,
+   * imported on the first run. Example: `{ variant: () => import('@jitl/quickjs-wasmfile-debug-sync') }`.
+   */
+  variant?: Loadable<VariantInput>
+  /**
+   * The variant's `.wasm`, compiled once per backend: a `WebAssembly.Module`, its bytes, or a
+   * URL/path to read. Found automatically for the default variant on Node, Bun and Deno; pass it
+   * for a custom variant (otherwise Emscripten loads and compiles the file again for every run)
+   * or where files cannot be read (browsers, bundlers, edge runtimes).
+   */
+  wasmModule?: Loadable<WasmModuleInput>
+  /**
+   * Fresh engines (WASM instance, runtime, context and guest runtime, never used) kept ready so a
+   * run does not wait for them. Each holds about 16 MiB of address space. Default 1; 0 disables.
+   */
+  poolSize?: number
+  /**
+   * QuickJS's stack limit in bytes. Deep guest recursion then fails with a catchable
+   * `InternalError: stack overflow` well before the host's own stack runs out. Default 256 KiB.
+   */
+  maxStackSizeBytes?: number
+  /**
+   * Called when QuickJS fails to free a finished run's engine. The run's result stands (its WASM
+   * instance is dropped whole either way); this only signals an engine bug, e.g. QuickJS
+   * 2025-09-13 keeps objects of promise chains longer than ~20,000 links. Default: ignored.
+   */
+  onDisposeError?: (error: unknown) => void
+}
+
+export interface ResolvedQuickJSOptions {
+  variant: Loadable<VariantInput> | undefined
+  wasmModule: Loadable<WasmModuleInput> | undefined
+  poolSize: number
+  maxStackSizeBytes: number
+  onDisposeError: ((error: unknown) => void) | undefined
+}
+
+export const DEFAULT_POOL_SIZE = 1
+export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024
+
+/** Checks the options at construction (no I/O); a mistake throws INVALID_OPTIONS. */
+export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQuickJSOptions {
+  if (typeof options !== 'object' || options === null) {
+    throw new SandboxError('INVALID_OPTIONS', 'createQuickJSBackend: options must be an object')
+  }
+  return {
+    variant: options.variant,
+    wasmModule: options.wasmModule,
+    poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 16),
+    maxStackSizeBytes: integer('maxStackSizeBytes', options.maxStackSizeBytes, DEFAULT_MAX_STACK_SIZE_BYTES, 16 * 1024, 8 * 1024 * 1024),
+    onDisposeError: callback('onDisposeError', options.onDisposeError),
+  }
+}
+
+function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
+  if (value === undefined) return fallback
+  if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
+    throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+  }
+  return value
+}
+
+function callback(name: string, value: unknown): ((error: unknown) => void) | undefined {
+  if (value === undefined) return undefined
+  if (typeof value !== 'function') throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be a function`)
+  return value as (error: unknown) => void
+}

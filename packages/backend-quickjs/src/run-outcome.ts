@@ -1,0 +1,53 @@
+import { isSandboxError, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone, type RunError } from '@cordon/core'
+
+/** Why a run ended; the first reason the backend learns wins. */
+export type EndReason = 'finished' | 'deadline' | 'aborted' | 'memory' | 'stack' | 'crash' | 'error'
+
+export interface EndState {
+  reason: EndReason | undefined
+  /** The error for `crash` and `error`. */
+  error: RunError | undefined
+  /** The guest runtime's report, for `finished`. */
+  done: GuestDone | undefined
+  request: ExecuteRequest
+  stats: BackendRunStats
+}
+
+/** The ExecuteOutcome of a run that ended for `state.reason`. */
+export function runOutcome(state: EndState): ExecuteOutcome {
+  const { stats, request } = state
+  const fail = (error: RunError): ExecuteOutcome => ({ ok: false, error, stats })
+  const memoryError: RunError = { code: 'MEMORY_LIMIT', message: `the guest needed more memory than memoryMb (${request.limits.memoryMb} MB)` }
+  switch (state.reason) {
+    case 'memory':
+      return fail(memoryError)
+    case 'deadline':
+      return fail({ code: 'TIMEOUT', message: 'the run did not finish before its deadline' })
+    case 'aborted':
+      return fail(abortError(request.signal.reason))
+    case 'stack':
+      // What V8 reports; here the guest cannot catch it, as the host's own stack ran out.
+      return fail({ code: 'RUNTIME_ERROR', name: 'RangeError', message: 'Maximum call stack size exceeded' })
+    case 'crash':
+    case 'error':
+      return fail(state.error ?? { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the run failed without a reason' })
+    case undefined:
+      return fail({ code: 'BACKEND_CRASHED', message: 'QuickJS backend: the run ended without a result' })
+    case 'finished':
+      break
+  }
+  if (state.done === undefined) return fail({ code: 'BACKEND_CRASHED', message: 'QuickJS backend: the guest finished without a report' })
+  const outcome = outcomeFromDone(state.done)
+  const merged = { ...stats, logsDropped: outcome.stats?.logsDropped ?? 0 }
+  // QuickJS's own out-of-memory error, if it ever arises without the memory guard noticing.
+  if (!outcome.ok && outcome.error.name === 'InternalError' && outcome.error.message === 'out of memory') {
+    return { ok: false, error: memoryError, stats: merged }
+  }
+  return { ...outcome, stats: merged }
+}
+
+/** @cordon/core aborts with a SandboxError saying why (TIMEOUT, TOOL_CALL_LIMIT…); keep its code. */
+function abortError(reason: unknown): RunError {
+  if (isSandboxError(reason)) return { code: reason.code, message: reason.message }
+  return { code: 'ABORTED', message: reason instanceof Error && reason.message ? reason.message : 'the run was aborted' }
+}

@@ -1,0 +1,50 @@
+import type { WasmModuleInput } from './options.js'
+
+/** The package export that points at the default variant's `.wasm` file. */
+export const DEFAULT_WASM_SPECIFIER = '@jitl/quickjs-wasmfile-release-sync/wasm'
+
+/** Compiles whatever the user gave (or the default variant's file) into a WebAssembly.Module. */
+export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.Module> {
+  if (input instanceof WebAssembly.Module) return input
+  if (input instanceof ArrayBuffer) return WebAssembly.compile(input)
+  if (ArrayBuffer.isView(input)) return WebAssembly.compile(copyBytes(input))
+  return WebAssembly.compile(copyBytes(await readBytes(await toUrl(input))))
+}
+
+/** Where the default variant's `.wasm` lives, found by the host's own module resolution. */
+export async function defaultWasmUrl(): Promise<URL> {
+  const meta = import.meta as { resolve?: (specifier: string) => string }
+  // Node ≥20.6, Bun, Deno and browsers with an import map have import.meta.resolve (called as a
+  // method: Bun refuses it unbound); some test runners rewrite import.meta without it, and then
+  // Node's require resolver answers instead.
+  if (typeof meta.resolve === 'function') return new URL(meta.resolve(DEFAULT_WASM_SPECIFIER))
+  const { createRequire } = await import('node:module')
+  const { pathToFileURL } = await import('node:url')
+  return pathToFileURL(createRequire(import.meta.url).resolve(DEFAULT_WASM_SPECIFIER))
+}
+
+/** WebAssembly.compile takes bytes backed by a plain ArrayBuffer; copying is cheap next to compiling. */
+function copyBytes(view: ArrayBufferView): Uint8Array<ArrayBuffer> {
+  const bytes = new Uint8Array(view.byteLength)
+  bytes.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))
+  return bytes
+}
+
+async function toUrl(input: URL | string): Promise<URL> {
+  if (input instanceof URL) return input
+  // Anything with a scheme (but not a Windows drive letter) is a URL; the rest is a file path.
+  if (/^[a-z][a-z0-9+.-]+:/i.test(input)) return new URL(input)
+  const { pathToFileURL } = await import('node:url')
+  return pathToFileURL(input)
+}
+
+async function readBytes(url: URL): Promise<Uint8Array> {
+  if (url.protocol === 'file:') {
+    // Node, Bun and Deno all read files through node:fs; fetch() of file: URLs is not universal.
+    const { readFile } = await import('node:fs/promises')
+    return readFile(url)
+  }
+  const response = await fetch(url)
+  if (!response.ok) throw new Error(`fetching ${url.href} failed with HTTP ${response.status}`)
+  return new Uint8Array(await response.arrayBuffer())
+}
