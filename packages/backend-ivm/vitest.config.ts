@@ -7,5 +7,8 @@ export default defineConfig({
     hookTimeout: 30_000,
     reporters: ['default', 'json'],
     outputFile: { json: 'test-results/vitest.json' },
+    // isolated-vm requires --no-node-snapshot from Node 20 on; forks pass it to each worker.
+    pool: 'forks',
+    execArgv: ['--no-node-snapshot'],
   },
 })

@@ -1,1 +1,6 @@
-export {}
+export { createIvmBackend } from './ivm-backend.js'
+export type { IvmBackendOptions } from './options.js'
+export { IVM_CAPABILITIES } from './capabilities.js'
+export { ISOLATED_VM_CANDIDATES } from './engine-loader.js'
+export type { IsolatedVmSource } from './engine-loader.js'
+export type { IvmModule } from './ivm-types.js'

@@ -1,0 +1,48 @@
+/**
+ * The small part of isolated-vm's API this backend uses, typed here so the package
+ * compiles without isolated-vm installed (it is an optional dependency) and works with
+ * every supported major (5, 6, 7), whose APIs agree on these members.
+ */
+export interface IvmModule {
+  Isolate: new (options: { memoryLimit: number; onCatastrophicError?: (message: string) => void }) => IvmIsolate
+  Callback: new (fn: (...args: never[]) => unknown, options?: { sync?: boolean; async?: boolean; ignored?: boolean }) => IvmCallback
+}
+
+export interface IvmHeapStatistics {
+  used_heap_size: number
+  externally_allocated_size: number
+}
+
+export interface IvmIsolate {
+  readonly isDisposed: boolean
+  readonly cpuTime: bigint
+  createContext(): Promise<IvmContext>
+  compileScript(code: string, options?: { filename?: string }): Promise<IvmScript>
+  getHeapStatistics(): Promise<IvmHeapStatistics>
+  dispose(): void
+}
+
+export interface IvmContext {
+  evalClosure(
+    code: string,
+    args: readonly unknown[],
+    options?: { filename?: string; result?: { reference?: boolean } },
+  ): Promise<IvmReference>
+  release(): void
+}
+
+export interface IvmScript {
+  run(context: IvmContext, options: { reference: true; release?: boolean }): Promise<IvmReference>
+  release(): void
+}
+
+/** A handle to a value inside the isolate. Never handed to guest code. */
+export interface IvmReference {
+  getSync(property: string | number, options: { reference: true }): IvmReference
+  apply(receiver: undefined, args: readonly unknown[]): Promise<unknown>
+  derefInto(): unknown
+  release(): void
+}
+
+/** Opaque: becomes a plain function once transferred into the isolate. */
+export type IvmCallback = object
