@@ -1,0 +1,155 @@
+import { GUEST_RUNTIME_SOURCE, type BackendCapabilities, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core'
+import { GuestChild } from './guest-child.js'
+import type { InitMessage } from './messages.js'
+import { resolveOptions, type SubprocessBackendOptions } from './options.js'
+import { WarmPool } from './pool.js'
+import { probeLaunch, type Diagnostics, type LaunchResult } from './probe.js'
+import { runOnChild } from './run-session.js'
+import { stoppedOutcome } from './stop-reason.js'
+
+export interface SubprocessBackend extends SandboxBackend {
+  /** How children are launched here, or why they cannot be (probes on first call). */
+  diagnose(): Promise<Diagnostics>
+  /** Starts warm children for `memoryMb` (default 128) and resolves when they are ready. */
+  warm(memoryMb?: number): Promise<void>
+}
+
+/** Internal switches for this package's own tests; not reachable from the public factory. */
+export interface TestInternals {
+  /** Puts the child's `process` in every guest's globals, simulating a node:vm escape. */
+  exposeProcess: boolean
+}
+
+const DEFAULT_MEMORY_MB = 128
+/** Probes are shared by backends with the same settings: they launch real processes. */
+const probes = new Map<string, Promise<LaunchResult>>()
+
+export function createBackend(options: SubprocessBackendOptions | undefined, internals: TestInternals): SubprocessBackend {
+  const settings = resolveOptions(options)
+  const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, exposeProcess: internals.exposeProcess }
+  const capabilities: BackendCapabilities = Object.freeze({
+    isolation: 'process',
+    memoryLimit: true,
+    syncHostCalls: false,
+    survivesGuestOom: true,
+    cpuTime: true,
+    heapStats: true,
+    // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
+    networkIsolation: settings.networkIsolation === 'required',
+  })
+  let pool: WarmPool | undefined
+  let disposed = false
+
+  let ownProbe: Promise<LaunchResult> | undefined
+  const launch = (): Promise<LaunchResult> => {
+    if (ownProbe !== undefined) return ownProbe
+    const key = JSON.stringify([settings.nodePath, settings.networkIsolation, internals.exposeProcess])
+    let probe = probes.get(key)
+    if (probe === undefined) {
+      const started = probeLaunch(settings, init).catch((error: unknown): LaunchResult => {
+        const reason = `probing the child launch failed: ${(error as Error)?.message ?? String(error)}`
+        return { ok: false, reason, diagnostics: { available: false, reason, layers: [], network: 'unknown', notes: [] } }
+      })
+      // Success is shared with later backends; a failure stays with this backend only, so a
+      // new backend probes again (the cause may have been passing, or fixed).
+      void started.then((result) => {
+        if (!result.ok && probes.get(key) === started) probes.delete(key)
+      })
+      probes.set(key, started)
+      probe = started
+    }
+    ownProbe = probe
+    return probe
+  }
+
+  const getPool = async (): Promise<WarmPool | string> => {
+    const result = await launch()
+    if (!result.ok) return result.reason
+    if (disposed) return 'the backend was disposed'
+    pool ??= new WarmPool((memoryMb) => new GuestChild(result.plan, memoryMb, init), settings.poolSize, settings.poolIdleMs)
+    return pool
+  }
+
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    if (disposed) return unavailable('the backend was disposed')
+    if (request.signal.aborted || Date.now() >= request.deadline) return stoppedOutcome(request, false)
+    // The first run waits for the probe (a few process starts): a stop must not wait for it.
+    const ready = await untilStopped(getPool(), request)
+    if (ready === 'deadline' || ready === 'aborted') return stoppedOutcome(request, ready === 'deadline')
+    if (typeof ready === 'string') return unavailable(ready)
+    let child: GuestChild | 'deadline' | 'aborted'
+    try {
+      child = await untilStopped(ready.acquire(request.limits.memoryMb), request, (late) => late.kill())
+    } catch (error) {
+      return { ok: false, error: { code: 'BACKEND_CRASHED', message: `could not start a child process: ${(error as Error).message}` } }
+    }
+    if (child === 'deadline' || child === 'aborted') return stoppedOutcome(request, child === 'deadline')
+    try {
+      return await runOnChild(child, request, settings.memoryCheckMs)
+    } finally {
+      ready.replenish(request.limits.memoryMb)
+    }
+  }
+
+  return {
+    specificationVersion: 'v1',
+    name: 'subprocess',
+    capabilities,
+    execute,
+    async dispose() {
+      disposed = true
+      await pool?.dispose()
+    },
+    async diagnose() {
+      const { diagnostics } = await launch()
+      const lastStartError = pool?.lastStartError
+      return lastStartError === undefined ? { ...diagnostics } : { ...diagnostics, lastStartError }
+    },
+    async warm(memoryMb = DEFAULT_MEMORY_MB) {
+      const ready = await getPool()
+      if (typeof ready !== 'string') await ready.warm(memoryMb)
+    },
+  }
+}
+
+function unavailable(message: string): ExecuteOutcome {
+  return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message } }
+}
+
+/**
+ * Waits for `pending` unless the run is stopped first (deadline or abort). A value that
+ * arrives after the stop is handed to `discard` (e.g. a child that must not be left running).
+ */
+function untilStopped<T>(pending: Promise<T>, request: ExecuteRequest, discard?: (late: T) => void): Promise<T | 'deadline' | 'aborted'> {
+  return new Promise((resolve, reject) => {
+    let done = false
+    const settle = () => {
+      done = true
+      clearTimeout(timer)
+      request.signal.removeEventListener('abort', onAbort)
+    }
+    const onAbort = () => {
+      if (done) return
+      settle()
+      resolve('aborted')
+    }
+    const timer = setTimeout(() => {
+      if (done) return
+      settle()
+      resolve('deadline')
+    }, Math.max(0, request.deadline - Date.now()))
+    request.signal.addEventListener('abort', onAbort, { once: true })
+    pending.then(
+      (value) => {
+        if (done) return discard?.(value)
+        settle()
+        resolve(value)
+      },
+      (error: unknown) => {
+        if (done) return
+        settle()
+        reject(error)
+      },
+    )
+  })
+}

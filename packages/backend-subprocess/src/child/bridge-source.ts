@@ -1,0 +1,60 @@
+/**
+ * Source of two helpers evaluated inside the guest's vm context before any guest code
+ * exists, so they are functions of the guest realm and capture pristine intrinsics:
+ *
+ * - `schedule(fn, a, b, c)` queues `fn(a, b, c)` as a job on the context's own microtask
+ *   queue. The child then runs that queue with a timed evaluation, so guest code never
+ *   runs outside a vm `timeout` scope (which also covers microtask floods).
+ * - `wrapHost(dispatch)` returns the five host functions the guest runtime needs as
+ *   guest-realm functions that close over `dispatch`. Even if one leaked to guest code,
+ *   its `constructor` would be the guest realm's Function, not the child's.
+ *
+ * It also gives the guest realm a default `Error.prepareStackTrace` (Node uses a context's
+ * own one) that leaves out the frames of the child below the guest (its file paths, Node
+ * internals, the runtime), so stacks read like the guest's own code only. A guest may
+ * replace it; what it can then read are file names, never a child object (every frame
+ * below the guest is strict-mode code, and the child's realm refuses to compile strings).
+ */
+export const BRIDGE_SOURCE = `(function () {
+  'use strict'
+  var then = Promise.prototype.then
+  var resolved = Promise.resolve()
+  var apply = Reflect.apply
+  var errorToString = Error.prototype.toString
+  var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain)\\.js$)/
+  Object.defineProperty(Error, 'prepareStackTrace', {
+    value: function prepareStackTrace(error, sites) {
+      var out
+      try { out = apply(errorToString, error, []) } catch (e) { out = 'Error' }
+      for (var i = 0; i < sites.length; i++) {
+        var file
+        try { file = sites[i].getFileName() } catch (e) { file = undefined }
+        if (typeof file === 'string' && HIDDEN.test(file)) continue
+        out += '\\n    at ' + sites[i]
+      }
+      return out
+    },
+    writable: true,
+    configurable: true,
+    enumerable: false
+  })
+  var SYNC_UNSUPPORTED = '{"ok":false,"message":"synchronous tools are not supported by the subprocess backend"}'
+  return {
+    schedule: function (fn, a, b, c) {
+      apply(then, resolved, [function () { fn(a, b, c) }])
+    },
+    wrapHost: function (dispatch) {
+      return {
+        log: function (level, message) { dispatch('log', level, message) },
+        call: function (id, name, args) { dispatch('call', id, name, args) },
+        callSync: function () { return SYNC_UNSUPPORTED },
+        timer: function (id, delayMs) { dispatch('timer', id, delayMs) },
+        done: function (status, payload, logsDropped) { dispatch('done', status, payload, logsDropped) }
+      }
+    }
+  }
+})()`
+
+/** File names the helper and runtime scripts are compiled under (they show in guest stacks). */
+export const BRIDGE_FILENAME = 'cordon-bridge.js'
+export const RUNTIME_FILENAME = 'cordon-runtime.js'

@@ -1,0 +1,63 @@
+/**
+ * Entry of a guest child process (built to dist/child.js as one self-contained file: under
+ * the permission model this file is the only one the child may read).
+ *
+ * Life of a child: the host sends `init` → the child prepares a fresh guest context and
+ * answers `ready` → the host sends `run` (and later `settle`s) → the child reports logs,
+ * tool calls and `done` → the host kills it. One run per child, never reused.
+ * The child leaves when its stdin closes or its parent changes (the host died), and never
+ * runs guest code past the run's deadline, so it cannot outlive a dead host for long.
+ */
+import { FrameReader, encodeFrame } from '../framing.js'
+import type { InitMessage, RunMessage } from '../messages.js'
+import { prepareGuest, type ChildOutput, type PreparedGuest } from './guest-context.js'
+import { probeReport } from './probe.js'
+import { warmUp } from './warm-up.js'
+
+const PARENT_CHECK_MS = 500
+
+const out: ChildOutput = {
+  send(message) {
+    process.stdout.write(encodeFrame(message))
+  },
+  exit(code) {
+    process.exit(code)
+  },
+}
+
+function quit(reason: string): never {
+  process.stderr.write(`cordon child: ${reason}\n`)
+  process.exit(70)
+}
+
+// Promises the guest leaves rejected are its own affair, not a reason to crash.
+process.on('unhandledRejection', () => {})
+
+let guest: PreparedGuest | undefined
+
+function handle(message: unknown[]): void {
+  const [kind, a, b, c] = message
+  if (kind === 'init') {
+    if (guest !== undefined) quit('init sent twice')
+    warmUp(a as InitMessage)
+    guest = prepareGuest(a as InitMessage, out)
+    out.send(['ready'])
+    return
+  }
+  if (guest === undefined) quit(`${String(kind)} before init`)
+  if (kind === 'run') guest.run(a as RunMessage)
+  else if (kind === 'settle') guest.settle(a as number, b as boolean, c as string)
+  else if (kind === 'probe') void probeReport().then((report) => out.send(['probe', report]))
+  else quit(`unknown message ${String(kind)}`)
+}
+
+const reader = new FrameReader(0xffff_ffff, { frame: handle, violation: quit })
+process.stdin.on('data', (chunk: Buffer) => reader.push(chunk))
+process.stdin.on('end', () => process.exit(0))
+process.stdin.on('error', () => process.exit(0))
+process.stdout.on('error', () => process.exit(0))
+
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0)
+}, PARENT_CHECK_MS).unref()

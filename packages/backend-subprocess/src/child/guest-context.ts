@@ -1,0 +1,172 @@
+/**
+ * The guest inside the child: a fresh vm context with its own microtask queue, the guest
+ * runtime evaluated in it, and the host half of the guest protocol, which turns the
+ * runtime's calls into frames for the parent. Prepared before the run (while the child
+ * waits in the pool) and used for exactly one run.
+ */
+import vm from 'node:vm'
+import type { InitMessage, RunMessage } from '../messages.js'
+import { BRIDGE_FILENAME, BRIDGE_SOURCE, RUNTIME_FILENAME } from './bridge-source.js'
+import { memoryVerdict, offHeapOverBudget } from './memory-check.js'
+import { capErrorPayload } from './error-payload.js'
+import { describeSyntaxError } from './syntax-error.js'
+
+export interface ChildOutput {
+  send(message: unknown[]): void
+  /** Ends the child process now (frames already sent are flushed: stdout is a blocking pipe). */
+  exit(code: number): void
+}
+
+interface Bridge {
+  schedule(fn: unknown, a?: unknown, b?: unknown, c?: unknown): void
+  wrapHost(dispatch: (kind: string, a: unknown, b: unknown, c: unknown) => void): unknown
+}
+
+interface Runtime {
+  install(setup: string): void
+  start: unknown
+  settle: unknown
+  fire: unknown
+}
+
+interface RunState {
+  readonly job: RunMessage
+  readonly cpuStart: NodeJS.CpuUsage
+  readonly timers: Map<number, NodeJS.Timeout>
+  tick: NodeJS.Timeout | undefined
+  finished: boolean
+}
+
+const DRAIN = new vm.Script('0', { filename: 'cordon-drain.js' })
+/**
+ * Some guest promises are settled by the child itself, outside any drain (an async
+ * WebAssembly compile, a refused `import()` on newer Node): their reactions wait in the
+ * context's queue until the next drain. While a run is going, drain at least this often.
+ */
+const DRAIN_TICK_MS = 10
+
+export interface PreparedGuest {
+  run(job: RunMessage): void
+  settle(id: number, ok: boolean, payload: string): void
+}
+
+export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest {
+  // A null-prototype sandbox: with a plain `{}`, `this.constructor.constructor` in the guest
+  // would reach the child's own Function through the sandbox's prototype chain.
+  const sandbox: object = init.exposeProcess ? { escapedProcess: process } : Object.create(null)
+  const context = vm.createContext(sandbox, { name: 'cordon guest', microtaskMode: 'afterEvaluate' })
+  const bridge = vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as Bridge
+  const factory = vm.runInContext(init.runtime, context, { filename: RUNTIME_FILENAME }) as (host: unknown) => Runtime
+  let state: RunState | undefined
+  const runtime = factory(bridge.wrapHost(dispatch))
+
+  function dispatch(kind: string, a: unknown, b: unknown, c: unknown): void {
+    if (state === undefined || state.finished) return
+    if (kind === 'log') {
+      if (typeof a === 'string' && typeof b === 'string') out.send(['log', a, b])
+    } else if (kind === 'call') {
+      if (Number.isSafeInteger(a) && typeof b === 'string' && typeof c === 'string') out.send(['call', a, b, c])
+    } else if (kind === 'timer') {
+      if (typeof a === 'number' && typeof b === 'number') setTimer(state, a, b)
+    } else if (kind === 'done') {
+      finish(state, String(a), String(b), Number(c) || 0)
+    }
+  }
+
+  function setTimer(run: RunState, id: number, delayMs: number): void {
+    const existing = run.timers.get(id)
+    if (existing !== undefined) clearTimeout(existing)
+    run.timers.delete(id)
+    if (delayMs < 0) return
+    const handle = setTimeout(() => {
+      run.timers.delete(id)
+      if (run.finished) return
+      bridge.schedule(runtime.fire, id)
+      drain(run)
+    }, delayMs)
+    run.timers.set(id, handle)
+  }
+
+  function stopRun(run: RunState): void {
+    run.finished = true
+    clearInterval(run.tick)
+    for (const handle of run.timers.values()) clearTimeout(handle)
+    run.timers.clear()
+  }
+
+  function finish(run: RunState, status: string, payload: string, logsDropped: number): void {
+    stopRun(run)
+    const usage = process.memoryUsage()
+    const memory = memoryVerdict(usage, run.job.memoryBytes, status, payload)
+    if (memory !== undefined) {
+      out.send(['limit', 'MEMORY_LIMIT', memory])
+      out.exit(0)
+      return
+    }
+    const cpu = process.cpuUsage(run.cpuStart)
+    const sent = status === 'error' ? capErrorPayload(payload, run.job.maxErrorChars) : payload
+    out.send(['done', status, sent, logsDropped, (cpu.user + cpu.system) / 1000, usage.heapUsed])
+  }
+
+  function timeUp(): void {
+    out.send(['limit', 'TIMEOUT', 'the guest ran past its deadline'])
+    out.exit(0)
+  }
+
+  /** Runs the context's queued jobs under a vm timeout that ends at the run's deadline. */
+  function drain(run: RunState): void {
+    if (run.finished) return
+    const remaining = run.job.deadline - Date.now()
+    if (remaining <= 0) return timeUp()
+    try {
+      DRAIN.runInContext(context, { timeout: Math.ceil(remaining) })
+    } catch (error) {
+      if ((error as { code?: unknown })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return timeUp()
+      throw error
+    }
+    if (!run.finished && offHeapOverBudget(run.job.memoryBytes)) {
+      out.send(['limit', 'MEMORY_LIMIT', `the guest holds more than ${run.job.memoryBytes} bytes of ArrayBuffers`])
+      out.exit(0)
+    }
+  }
+
+  return {
+    run(job) {
+      if (state !== undefined) throw new Error('a prepared guest runs only once')
+      const run: RunState = { job, cpuStart: process.cpuUsage(), timers: new Map(), tick: undefined, finished: false }
+      state = run
+      try {
+        runtime.install(job.setup)
+      } catch (error) {
+        out.send(['fail', `the guest runtime rejected its setup: ${(error as Error)?.message ?? String(error)}`])
+        return
+      }
+      let script: vm.Script
+      try {
+        script = new vm.Script(job.script, { filename: job.filename })
+      } catch (error) {
+        stopRun(run)
+        out.send(describeSyntaxError(error, job.filename))
+        return
+      }
+      // The script is core's normalized program: one function expression, so evaluating it runs
+      // no guest code and needs no vm timeout (whose watchdog thread costs milliseconds on a
+      // busy machine). The guest's code runs in `drain`, under the timeout.
+      let main: unknown
+      try {
+        main = script.runInContext(context)
+      } catch (error) {
+        out.send(['fail', `the compiled program did not evaluate: ${(error as Error)?.message ?? String(error)}`])
+        return
+      }
+      bridge.schedule(runtime.start, main)
+      drain(run)
+      if (!run.finished) run.tick = setInterval(() => drain(run), DRAIN_TICK_MS)
+    },
+    settle(id, ok, payload) {
+      if (state === undefined || state.finished) return
+      bridge.schedule(runtime.settle, id, ok, payload)
+      drain(state)
+    },
+  }
+}

@@ -1,0 +1,107 @@
+/**
+ * One run on one child: sends the program, turns the child's messages into HostBridge
+ * calls, and ends the run on `done`, on the deadline or abort (SIGKILL), on the memory
+ * watchdog, on any protocol violation, or when the child dies. Every message from the
+ * child is treated as hostile: only the exact shapes are accepted, tool names must be the
+ * run's, call ids must be fresh, and the message count is bounded by the run's limits
+ * (an honest child sends at most one message per log entry and tool call, plus `done`).
+ */
+import { outcomeFromDone, toolErrorPayload, type ErrorCode, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { outcomeForExit } from './exit-outcome.js'
+import type { GuestChild } from './guest-child.js'
+import { frameCapBytes } from './memory-budget.js'
+import { watchMemory } from './memory-watchdog.js'
+import type { ChildMessage, RunMessage } from './messages.js'
+import { stoppedOutcome } from './stop-reason.js'
+
+const MESSAGE_SLACK = 8
+
+export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number): Promise<ExecuteOutcome> {
+  const { limits } = request
+  const toolNames = new Set(request.tools.map((tool) => tool.name))
+  const callIds = new Set<number>()
+  const maxMessages = limits.maxLogEntries + limits.maxToolCalls + MESSAGE_SLACK
+  let messages = 0
+  let finished = false
+
+  return new Promise<ExecuteOutcome>((resolve) => {
+    const cleanups: (() => void)[] = []
+    const finish = (outcome: ExecuteOutcome) => {
+      if (finished) return
+      finished = true
+      for (const cleanup of cleanups) cleanup()
+      child.detach()
+      child.kill()
+      resolve(outcome)
+    }
+    const fail = (code: ErrorCode, message: string) => finish({ ok: false, error: { code, message } })
+    const stop = () => finish(stoppedOutcome(request, false))
+
+    const deadlineTimer = setTimeout(() => finish(stoppedOutcome(request, true)), Math.max(0, request.deadline - Date.now()))
+    cleanups.push(() => clearTimeout(deadlineTimer))
+    request.signal.addEventListener('abort', stop, { once: true })
+    cleanups.push(() => request.signal.removeEventListener('abort', stop))
+    cleanups.push(watchMemory(child, request.script.length, memoryCheckMs, (message) => fail('MEMORY_LIMIT', message)))
+
+    const onMessage = (message: ChildMessage) => {
+      if (finished) return
+      if (++messages > maxMessages) return violation('more messages than the run limits allow')
+      switch (message.kind) {
+        case 'log':
+          request.host.log(message.level, message.message)
+          return
+        case 'call':
+          return call(message.id, message.name, message.args)
+        case 'done': {
+          const outcome = outcomeFromDone(message)
+          outcome.stats = { ...outcome.stats, cpuMs: message.cpuMs, heapBytes: message.heapBytes }
+          return finish(outcome)
+        }
+        case 'syntax': {
+          const { name, message: text, line, column } = message
+          return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message: text, line, column } })
+        }
+        case 'limit':
+          return fail(message.code, message.message)
+        case 'fail':
+          return fail('BACKEND_CRASHED', `the child failed: ${message.message}`)
+        default:
+          return violation(`unexpected ${message.kind} message during a run`)
+      }
+    }
+    const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
+
+    const call = (id: number, name: string, args: string) => {
+      if (!toolNames.has(name)) return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
+      if (callIds.has(id)) return violation(`tool call id ${id} reused`)
+      callIds.add(id)
+      request.host.callTool(name, args).then(
+        (value) => {
+          if (!finished) child.send(['settle', id, true, value])
+        },
+        (error: unknown) => {
+          if (!finished) child.send(['settle', id, false, toolErrorPayload(error)])
+        },
+      )
+    }
+
+    child.attach(
+      {
+        message: onMessage,
+        violation,
+        exit: (code, signal) => finish(outcomeForExit(code, signal, child.stderrTail(), child.memoryMb)),
+      },
+      frameCapBytes(limits.maxOutputBytes, limits.maxLogBytes),
+    )
+    if (!child.alive) return finish(outcomeForExit(null, null, child.stderrTail(), child.memoryMb))
+    const job: RunMessage = {
+      setup: request.setup,
+      script: request.script,
+      filename: request.filename,
+      deadline: request.deadline,
+      memoryBytes: limits.memoryMb * 1024 * 1024,
+      maxErrorChars: limits.maxOutputBytes,
+    }
+    child.send(['run', job])
+  })
+}

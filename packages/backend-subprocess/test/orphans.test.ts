@@ -1,0 +1,69 @@
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { describe, expect, it } from 'vitest'
+import { createSubprocessBackend } from '../src/index.js'
+import { descendants, open, running, waitFor } from './helpers.js'
+
+const linux = process.platform === 'linux'
+
+/** Starts a fixture host, waits for READY, returns its pid and the processes below it. */
+async function startHost(fixture: string, args: string[] = []): Promise<{ pid: number; below: number[] }> {
+  const host = spawn(process.execPath, [fileURLToPath(new URL(`./fixtures/${fixture}`, import.meta.url)), ...args], {
+    stdio: ['ignore', 'pipe', 'inherit'],
+  })
+  await new Promise<void>((resolve, reject) => {
+    host.stdout.on('data', (chunk: Buffer) => {
+      if (chunk.toString().includes('READY')) resolve()
+    })
+    host.on('exit', (code) => reject(new Error(`the fixture host exited early (${code})`)))
+  })
+  return { pid: host.pid!, below: descendants(host.pid!) }
+}
+
+describe.runIf(linux)('no orphans', () => {
+  it('children die with a host that is SIGKILLed, including one running a busy loop', async () => {
+    const { pid, below } = await startHost('pool-host.mjs')
+    // Two memory sizes with two spares each, plus the busy one (and any wrapper processes).
+    expect(below.length).toBeGreaterThanOrEqual(5)
+    process.kill(pid, 'SIGKILL')
+    const gone = await waitFor(() => below.every((child) => !running(child)), 5_000)
+    expect(below.filter(running)).toEqual([])
+    expect(gone).toBe(true)
+  })
+
+  it('without any launch wrapper, idle children leave when stdin closes and busy ones at their deadline', async () => {
+    const flag = (await createSubprocessBackend().diagnose()).permissionFlag!
+    const { pid, below } = await startHost('bare-host.mjs', [flag])
+    expect(below.length).toBe(2)
+    process.kill(pid, 'SIGKILL')
+    expect(await waitFor(() => below.every((child) => !running(child)), 4_000)).toBe(true)
+  })
+
+  it('dispose() kills every child, warm or busy, and waits for them', async () => {
+    const { backend, sandbox } = await open({ poolSize: 2 })
+    await backend.warm(48)
+    const busy = sandbox.run('for (;;) {}', { timeoutMs: 60_000 })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const below = descendants(process.pid)
+    expect(below.length).toBeGreaterThanOrEqual(5)
+    await sandbox.dispose()
+    expect(below.filter(running)).toEqual([])
+    const result = await busy
+    expect(result.ok).toBe(false)
+  })
+
+  it('an idle memory size loses its warm children after poolIdleMs', async () => {
+    const { backend, sandbox } = await open({ poolSize: 2, poolIdleMs: 1_500 })
+    try {
+      await backend.warm(40)
+      const below = descendants(process.pid)
+      expect(below.length).toBeGreaterThanOrEqual(2)
+      expect(await waitFor(() => below.every((child) => !running(child)), 6_000)).toBe(true)
+      // The backend still works afterwards (a cold start).
+      const result = await sandbox.run('1 + 1')
+      expect(result.ok && result.value).toBe(2)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+})
