@@ -1,0 +1,132 @@
+/**
+ * Fake backends and candidates for select's tests. The engine is node:vm — NOT a
+ * security boundary, only a quick way to really run the guest runtime and its tools.
+ */
+import vm from 'node:vm'
+import {
+  GUEST_RUNTIME_SOURCE,
+  createGuestHost,
+  outcomeFromDone,
+  type BackendCapabilities,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type GuestRuntime,
+  type SandboxBackend,
+} from '@cordon/core'
+import type { BackendCandidate } from '../../src/index.js'
+
+export const BASE_CAPABILITIES: BackendCapabilities = {
+  isolation: 'v8-isolate',
+  memoryLimit: false,
+  syncHostCalls: false,
+  survivesGuestOom: false,
+  cpuTime: false,
+  heapStats: false,
+  networkIsolation: false,
+}
+
+/** Everything a fake backend did, for assertions. */
+export interface Ledger {
+  created: number
+  disposed: number
+  /** The scripts each instance executed, probes included, in order. */
+  scripts: string[]
+  /** Options each instance was created with. */
+  options: (object | undefined)[]
+}
+
+export interface FakeOptions {
+  capabilities?: Partial<BackendCapabilities>
+  /** Replaces the engine for a run; return undefined to run the code normally. */
+  intercept?: (request: ExecuteRequest, runIndex: number) => ExecuteOutcome | Promise<ExecuteOutcome> | undefined
+  /** Thrown by the factory. */
+  factoryError?: Error
+}
+
+async function runInVm(request: ExecuteRequest): Promise<ExecuteOutcome> {
+  const guestHost = createGuestHost(request)
+  const context = vm.createContext({})
+  let timer: ReturnType<typeof setTimeout> | undefined
+  try {
+    const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
+    const runtime = factory(guestHost.functions)
+    guestHost.connect({ settle: (...args) => runtime.settle(...args), fire: (id) => runtime.fire(id) })
+    runtime.install(request.setup)
+    runtime.start(new vm.Script(request.script, { filename: request.filename }).runInContext(context) as () => unknown)
+    const stopped = new Promise<ExecuteOutcome>((resolve) => {
+      const stop = () => resolve({ ok: false, error: { code: 'TIMEOUT', message: 'deadline' } })
+      request.signal.addEventListener('abort', stop, { once: true })
+      timer = setTimeout(stop, Math.max(1, request.deadline - Date.now()))
+    })
+    return await Promise.race([guestHost.done.then(outcomeFromDone), stopped])
+  } finally {
+    clearTimeout(timer)
+    guestHost.close()
+  }
+}
+
+export function fakeFactory(name: string, ledger: Ledger, fake: FakeOptions = {}) {
+  return (options?: object): SandboxBackend => {
+    if (fake.factoryError) throw fake.factoryError
+    ledger.created++
+    ledger.options.push(options)
+    let runs = 0
+    return {
+      specificationVersion: 'v1',
+      name,
+      capabilities: { ...BASE_CAPABILITIES, ...fake.capabilities },
+      async execute(request) {
+        ledger.scripts.push(request.script)
+        const replaced = await fake.intercept?.(request, runs++)
+        return replaced ?? runInVm(request)
+      },
+      async dispose() {
+        ledger.disposed++
+      },
+    }
+  }
+}
+
+export function newLedger(): Ledger {
+  return { created: 0, disposed: 0, scripts: [], options: [] }
+}
+
+/** A candidate whose module is served from memory. */
+export function fakeCandidate(name: string, rank: number, fake: FakeOptions = {}): { candidate: BackendCandidate; ledger: Ledger } {
+  const ledger = newLedger()
+  const factory = fakeFactory(name, ledger, fake)
+  return {
+    ledger,
+    candidate: {
+      name,
+      rank,
+      module: `@fake/backend-${name}`,
+      factory: 'createFakeBackend',
+      install: `npm install @fake/backend-${name}`,
+      load: async () => ({ createFakeBackend: factory }),
+    },
+  }
+}
+
+/** A candidate whose package does not exist: select really imports it and fails. */
+export function missingCandidate(name: string, rank: number): BackendCandidate {
+  return {
+    name,
+    rank,
+    module: `@cordon-test-missing/backend-${name}`,
+    factory: 'createMissingBackend',
+    install: `npm install @cordon-test-missing/backend-${name}`,
+  }
+}
+
+/** A candidate whose engine cannot load: every run resolves BACKEND_UNAVAILABLE with `message`. */
+export function unavailableCandidate(name: string, rank: number, message: string) {
+  return fakeCandidate(name, rank, {
+    intercept: () => ({ ok: false, error: { code: 'BACKEND_UNAVAILABLE', message } }),
+  })
+}
+
+/** True when a script is select's probe program rather than user code. */
+export function isProbe(script: string): boolean {
+  return script.includes('probe.echo')
+}
