@@ -1,5 +1,7 @@
 // Runs every package's tests one package at a time (limit tests measure time, so they
-// must not fight over the two cores), then prints one line totalling every suite.
+// must not fight over the two cores), then the native backends' suites on a second Node
+// line and select's runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm), and
+// prints one line totalling every suite.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -10,17 +12,28 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const workspaces = ['packages', 'apps'].flatMap((dir) =>
   existsSync(join(root, dir)) ? readdirSync(join(root, dir)).map((name) => join(root, dir, name)) : [],
 )
-for (const dir of workspaces) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
+const reportDirs = [root, ...workspaces]
+for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
 
-const turbo = spawnSync(`${pnpmCommand()} exec turbo run test --concurrency=1 --continue --output-logs=full`, {
-  cwd: root,
-  stdio: 'inherit',
-  shell: true,
-})
+const step = (command) => spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
+// `--packages-only` skips the other runtimes (they download ~300 MB the first time).
+const packagesOnly = process.argv.includes('--packages-only')
+const steps = [
+  // Types are part of the public API: a type error fails the run like a failing test.
+  step(`${pnpmCommand()} exec turbo run typecheck --output-logs=errors-only`),
+  step(`${pnpmCommand()} exec turbo run test --concurrency=1 --continue --output-logs=full`),
+]
+if (!packagesOnly) {
+  // isolated-vm is a native addon built per Node ABI, and the child's permission flags differ
+  // by Node line: both native backends' suites run on the newest Node too.
+  steps.push(step('node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --json=test-results/node26.json'))
+  steps.push(step('node packages/select/scripts/runtime-matrix.mjs --json=test-results/runtime-matrix.json'))
+}
+const allStepsOk = steps.every(Boolean)
 
 let passed = 0
 let failed = 0
-for (const dir of workspaces) {
+for (const dir of reportDirs) {
   const results = join(dir, 'test-results')
   if (!existsSync(results)) continue
   for (const file of readdirSync(results)) {
@@ -32,6 +45,6 @@ for (const dir of workspaces) {
     if (report.numTotalTests === 0 && report.success === false) failed++
   }
 }
-const crashed = turbo.status !== 0 && failed === 0 ? 1 : 0
+const crashed = !allStepsOk && failed === 0 ? 1 : 0
 console.log(`tests: ${passed} passed, ${failed + crashed} failed`)
-process.exit(turbo.status === 0 && failed === 0 ? 0 : 1)
+process.exit(allStepsOk && failed === 0 ? 0 : 1)
