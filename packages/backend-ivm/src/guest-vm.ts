@@ -60,24 +60,35 @@ export async function createGuestVm(
   )
   try {
     const context = await isolate.createContext()
-    const guarded = <A extends unknown[], R>(fallback: R, fn: (f: GuestHostFunctions, ...args: A) => R) =>
-      new ivm.Callback((...args: A) => {
-        const functions = port.functions
-        if (functions === undefined) return fallback
-        try {
-          return fn(functions, ...args)
-        } catch (error) {
-          port.onHostError?.(error)
-          return fallback
-        }
-      })
+    // Tool calls and the final result are `ignored` callbacks (queued to the main thread, in
+    // order) so the guest never waits on them: a guest thread parked on a sync callback while
+    // the host exits (process.exit, an uncaught exception) deadlocks isolated-vm's exit
+    // handler, and a tool-call flood stopped by maxToolCalls left one parked. log and timer
+    // stay synchronous: waiting for the host is what keeps a guest from flooding its queue.
+    const guarded = <A extends unknown[], R>(fallback: R, fn: (f: GuestHostFunctions, ...args: A) => R, sync = true) =>
+      new ivm.Callback(
+        (...args: A) => {
+          const functions = port.functions
+          if (functions === undefined) return fallback
+          try {
+            return fn(functions, ...args)
+          } catch (error) {
+            port.onHostError?.(error)
+            return fallback
+          }
+        },
+        sync ? undefined : { ignored: true },
+      )
     const callbacks = [
       guarded(undefined, (f, level: unknown, message: unknown) => f.log(String(level), String(message))),
-      guarded(undefined, (f, id: unknown, name: unknown, args: unknown) => f.call(Number(id), String(name), String(args))),
+      guarded(undefined, (f, id: unknown, name: unknown, args: unknown) => f.call(Number(id), String(name), String(args)), false),
       guarded(ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
       guarded(undefined, (f, id: unknown, delay: unknown) => f.timer(Number(id), Number(delay))),
-      guarded(undefined, (f, status: unknown, payload: unknown, dropped: unknown) =>
-        f.done(status === 'ok' || status === 'limit' ? status : 'error', String(payload), Number(dropped)),
+      guarded(
+        undefined,
+        (f, status: unknown, payload: unknown, dropped: unknown) =>
+          f.done(status === 'ok' || status === 'limit' ? status : 'error', String(payload), Number(dropped)),
+        false,
       ),
       new ivm.Callback(() => {
         port.onAllocationFailure?.()

@@ -1,0 +1,56 @@
+/**
+ * A host that ends abruptly (an uncaught exception, process.exit) right after a run must
+ * still exit. A guest thread parked on a synchronous callback into the host used to
+ * deadlock isolated-vm's exit handler: a tool-call flood stopped by maxToolCalls left the
+ * process hanging forever. Runs the built package in a child process (`pnpm build` first).
+ */
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { expect, test } from 'vitest'
+
+const dist = fileURLToPath(new URL('../dist/index.js', import.meta.url))
+const coreDist = fileURLToPath(import.meta.resolve('@cordon/core'))
+
+const ENDINGS = {
+  'an uncaught exception': "throw new Error('host gives up')",
+  'process.exit()': 'process.exit(3)',
+}
+const STOPS = {
+  'a tool-call flood over maxToolCalls': ['for (let i = 0; ; i++) await host.echo(i)', '{ maxToolCalls: 50 }', 'TOOL_CALL_LIMIT'],
+  'a log flood past the deadline': ["while (true) console.log('x')", '{ timeoutMs: 200 }', 'TIMEOUT'],
+  'a tool that never answers': ['await host.never()', '{ timeoutMs: 200 }', 'TIMEOUT'],
+}
+
+function runHost(guest: string, options: string, ending: string): Promise<{ out: string; code: number | null; ms: number }> {
+  const source = `
+import { createSandbox } from ${JSON.stringify(coreDist)}
+import { createIvmBackend } from ${JSON.stringify(dist)}
+const sandbox = createSandbox(createIvmBackend())
+const tools = { 'host.echo': { execute: (i) => i }, 'host.never': { execute: () => new Promise(() => {}) } }
+const r = await sandbox.run(${JSON.stringify(guest)}, { ...${options}, tools })
+console.log('CODE ' + (r.ok ? 'ok' : r.error.code))
+${ending}
+`
+  const started = Date.now()
+  return new Promise((resolve) => {
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'ignore'] })
+    let out = ''
+    const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
+    child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
+    child.on('exit', (code) => {
+      clearTimeout(timer)
+      resolve({ out, code, ms: Date.now() - started })
+    })
+  })
+}
+
+for (const [stopName, [guest, options, expected]] of Object.entries(STOPS)) {
+  for (const [endingName, ending] of Object.entries(ENDINGS)) {
+    test(`the host exits on ${endingName} after ${stopName}`, async () => {
+      const { out, code } = await runHost(guest, options, ending)
+      expect(out).toContain(`CODE ${expected}`)
+      // Killed by the test's 15 s guard means it hung: code is null then.
+      expect(code).toBe(endingName === 'process.exit()' ? 3 : 1)
+    }, 20_000)
+  }
+}
