@@ -15,7 +15,7 @@ const ENDINGS = {
   'an uncaught exception': "throw new Error('host gives up')",
   'process.exit()': 'process.exit(3)',
 }
-const STOPS = {
+const STOPS: Record<string, [guest: string, options: string, expected: string]> = {
   'a tool-call flood over maxToolCalls': ['for (let i = 0; ; i++) await host.echo(i)', '{ maxToolCalls: 50 }', 'TOOL_CALL_LIMIT'],
   'a log flood past the deadline': ["while (true) console.log('x')", '{ timeoutMs: 200 }', 'TIMEOUT'],
   'a tool that never answers': ['await host.never()', '{ timeoutMs: 200 }', 'TIMEOUT'],
