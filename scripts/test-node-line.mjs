@@ -66,6 +66,23 @@ const ok = sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pn
 
 let passed = 0
 let failed = 0
+// A suite that quietly ran on the wrong engine proves nothing: when the ivm backend is among
+// the packages, it must really run a program on this Node first.
+if (ok && packages.includes('@cordon/backend-ivm')) {
+  const probe = `import { createSandbox } from '@cordon/core'
+import { createIvmBackend } from './dist/index.js'
+const s = createSandbox(createIvmBackend())
+const r = await s.run("return typeof process === 'undefined' ? 1 + 1 : 0").catch((e) => ({ ok: false, error: { message: String(e) } }))
+await s.dispose()
+console.log(r.ok ? 'ivm runs on ' + process.version : 'ivm does not run on ' + process.version + ': ' + r.error.message)
+process.exit(r.ok && r.value === 2 ? 0 : 1)`
+  const engine = spawnSync(nodeBin, ['--no-node-snapshot', '--input-type=module', '-e', probe], {
+    cwd: join(copy, 'packages', 'backend-ivm'),
+    env,
+    stdio: 'inherit',
+  })
+  if (engine.status !== 0) failed++
+}
 for (const name of packages) {
   if (!ok) break
   const status = sh(`${pnpm} --filter ${name} test`)
