@@ -50,8 +50,11 @@ for (const file of files) {
 }
 
 // This Node first on PATH (pnpm, node-gyp and vitest run on it); its own headers for native builds.
+// npm's own variables go: under `npm test`, npm_config_node_version (the outer Node) makes pnpm
+// install for that Node, skipping isolated-vm 7 and reusing another ABI's build.
+const inherited = Object.fromEntries(Object.entries(process.env).filter(([name]) => !/^npm_/i.test(name)))
 const env = {
-  ...process.env,
+  ...inherited,
   ...quietNpm,
   PATH: `${dirname(nodeBin)}:${process.env.PATH}`,
   npm_config_nodedir: nodeHome,
