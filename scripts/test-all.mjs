@@ -16,7 +16,7 @@ const reportDirs = [root, ...workspaces]
 for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
 
 const step = (command) => spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
-// `--packages-only` skips the other runtimes (they download ~300 MB the first time).
+// `--packages-only` skips the other runtimes (about 800 MB of downloads the first time).
 const packagesOnly = process.argv.includes('--packages-only')
 const steps = [
   // Types are part of the public API: a type error fails the run like a failing test.
@@ -26,8 +26,7 @@ const steps = [
 if (!packagesOnly) {
   // isolated-vm is a native addon built per Node ABI, and the child's permission flags differ
   // by Node line: both native backends' suites run on the newest Node too.
-  // Off until it strips npm's npm_config_* env (npm_config_node_version=20 makes pnpm skip isolated-vm 7).
-  if (process.env.CORDON_NODE_LINE === '1') steps.push(step('node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --json=test-results/node26.json'))
+  steps.push(step('node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --json=test-results/node26.json'))
   steps.push(step('node packages/select/scripts/runtime-matrix.mjs --json=test-results/runtime-matrix.json'))
 }
 const allStepsOk = steps.every(Boolean)

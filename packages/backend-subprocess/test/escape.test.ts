@@ -38,6 +38,33 @@ ${body}`
   return valueOf(await sandbox.run(code, { timeoutMs: 10_000 }))
 }
 
+/**
+ * Starts a host server, has the escaped guest call `net.connect(<connectArgs>)` on it, and
+ * asserts that the guest did not connect and the server saw no connection.
+ */
+async function expectNoConnection(listen: (server: net.Server) => void, connectArgs: (server: net.Server) => string): Promise<void> {
+  let connections = 0
+  const server = net.createServer((socket) => {
+    connections++
+    socket.destroy()
+  })
+  await new Promise<void>((resolve) => {
+    server.once('listening', resolve)
+    listen(server)
+  })
+  try {
+    const status = await escaped(`return await settle((done) => {
+      const socket = mod('net').connect(${connectArgs(server)})
+      socket.on('connect', () => done('CONNECTED'))
+      socket.on('error', (e) => done(e.code))
+    })`)
+    expect(status).not.toBe('CONNECTED')
+    expect(connections).toBe(0)
+  } finally {
+    server.close()
+  }
+}
+
 describe('after an escape inside the child', () => {
   it('the guest really holds the child process (the simulation works)', async () => {
     expect(await escaped('return typeof p.pid')).toBe('number')
@@ -99,24 +126,10 @@ describe('after an escape inside the child', () => {
   })
 
   it('cannot reach a TCP server on the host', async () => {
-    let connections = 0
-    const server = net.createServer((socket) => {
-      connections++
-      socket.destroy()
+    await expectNoConnection((server) => server.listen(0, '127.0.0.1'), (server) => {
+      const port = (server.address() as net.AddressInfo).port
+      return `${port}, '127.0.0.1'`
     })
-    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
-    const port = (server.address() as net.AddressInfo).port
-    try {
-      const status = await escaped(`return await settle((done) => {
-        const socket = mod('net').connect(${port}, '127.0.0.1')
-        socket.on('connect', () => done('CONNECTED'))
-        socket.on('error', (e) => done(e.code))
-      })`)
-      expect(status).not.toBe('CONNECTED')
-      expect(connections).toBe(0)
-    } finally {
-      server.close()
-    }
   })
 
   it('cannot reach a Unix socket on the host', async (ctx) => {
@@ -125,22 +138,9 @@ describe('after an escape inside the child', () => {
     if (!dropsUser && diagnostics.network !== 'permission-model') ctx.skip()
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-sock-'))
     const file = path.join(dir, 's.sock')
-    let connections = 0
-    const server = net.createServer((socket) => {
-      connections++
-      socket.destroy()
-    })
-    await new Promise<void>((resolve) => server.listen(file, resolve))
     try {
-      const status = await escaped(`return await settle((done) => {
-        const socket = mod('net').connect(${JSON.stringify(file)})
-        socket.on('connect', () => done('CONNECTED'))
-        socket.on('error', (e) => done(e.code))
-      })`)
-      expect(status).not.toBe('CONNECTED')
-      expect(connections).toBe(0)
+      await expectNoConnection((server) => server.listen(file), () => JSON.stringify(file))
     } finally {
-      server.close()
       fs.rmSync(dir, { recursive: true, force: true })
     }
   })
