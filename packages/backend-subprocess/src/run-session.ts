@@ -15,6 +15,8 @@ import type { ChildMessage, RunMessage } from './messages.js'
 import { stoppedOutcome } from './stop-reason.js'
 
 const MESSAGE_SLACK = 8
+/** After a stop, how long the child's pipe may take to close before the run ends anyway. */
+const DRAIN_MS = 250
 
 export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number): Promise<ExecuteOutcome> {
   const { limits } = request
@@ -34,10 +36,21 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
       child.kill()
       resolve(outcome)
     }
-    const fail = (code: ErrorCode, message: string) => finish({ ok: false, error: { code, message } })
-    const stop = () => finish(stoppedOutcome(request, false))
+    const fail = (code: ErrorCode, message: string) => finish(stopping ?? { ok: false, error: { code, message } })
+    // Stopped from outside: kill the child, but read what is already in its pipe before
+    // reporting. Under load the deadline timer can fire before the host read a log the guest
+    // wrote long before the deadline; only logs are accepted while draining.
+    let stopping: ExecuteOutcome | undefined
+    const stopAndDrain = (outcome: ExecuteOutcome) => {
+      if (finished || stopping !== undefined) return
+      stopping = outcome
+      child.kill()
+      const drainTimer = setTimeout(() => finish(outcome), DRAIN_MS)
+      cleanups.push(() => clearTimeout(drainTimer))
+    }
+    const stop = () => stopAndDrain(stoppedOutcome(request, false))
 
-    const deadlineTimer = setTimeout(() => finish(stoppedOutcome(request, true)), Math.max(0, request.deadline - Date.now()))
+    const deadlineTimer = setTimeout(() => stopAndDrain(stoppedOutcome(request, true)), Math.max(0, request.deadline - Date.now()))
     cleanups.push(() => clearTimeout(deadlineTimer))
     request.signal.addEventListener('abort', stop, { once: true })
     cleanups.push(() => request.signal.removeEventListener('abort', stop))
@@ -46,6 +59,10 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
     const onMessage = (message: ChildMessage) => {
       if (finished) return
       if (++messages > maxMessages) return violation('more messages than the run limits allow')
+      if (stopping !== undefined) {
+        if (message.kind === 'log') request.host.log(message.level, message.message)
+        return
+      }
       switch (message.kind) {
         case 'log':
           request.host.log(message.level, message.message)
@@ -89,7 +106,7 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
       {
         message: onMessage,
         violation,
-        exit: (code, signal) => finish(outcomeForExit(code, signal, child.stderrTail(), child.memoryMb)),
+        exit: (code, signal) => finish(stopping ?? outcomeForExit(code, signal, child.stderrTail(), child.memoryMb)),
       },
       frameCapBytes(limits.maxOutputBytes, limits.maxLogBytes),
     )

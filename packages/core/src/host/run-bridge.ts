@@ -26,8 +26,13 @@ export class RunBridge implements HostBridge {
     this.logs = new LogCollector(limits.maxLogEntries, limits.maxLogBytes)
   }
 
+  /**
+   * Entries the guest wrote before it was stopped may reach the host a little after the stop
+   * (a child's pipe is read after the deadline timer fires): they are kept until the result is
+   * built, when the collector closes.
+   */
   log(level: unknown, message: unknown): void {
-    if (!this.signal.aborted) this.logs.add(level, message)
+    this.logs.add(level, message)
   }
 
   private admit(name: unknown, argsWire: unknown): { name: string; args: unknown } {
