@@ -15,4 +15,5 @@ export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   cpuTime: true,
   heapStats: true,
   networkIsolation: false,
+  sessions: false,
 })

@@ -15,4 +15,5 @@ export const QUICKJS_CAPABILITIES: BackendCapabilities = Object.freeze({
   heapStats: true,
   // The WASM module imports no socket, fetch or file API: there is no network to reach.
   networkIsolation: true,
+  sessions: false,
 })

@@ -36,6 +36,7 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
     heapStats: true,
     // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
     networkIsolation: settings.networkIsolation === 'required',
+    sessions: false,
   })
   let pool: WarmPool | undefined
   let disposed = false

@@ -8,6 +8,7 @@ import { limitsChecks } from './groups/limits.js'
 import { logsChecks } from './groups/logs.js'
 import { normalizationChecks } from './groups/normalization.js'
 import { toolsChecks } from './groups/tools.js'
+import { sessionsChecks } from './groups/sessions.js'
 import { valuesChecks } from './groups/values.js'
 import { checkTimeoutMs, createGroupFixture, resolveConformanceOptions, runCheckOn, skipReason } from './runner.js'
 import type { GroupFixture } from './runner.js'
@@ -27,6 +28,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   isolation: isolationChecks,
   concurrency: concurrencyChecks,
   lifecycle: lifecycleChecks,
+  sessions: sessionsChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -82,6 +84,7 @@ export const describeIsolation = describer('isolation')
 export const describeConcurrency = describer('concurrency')
 export const describeLifecycle = describer('lifecycle')
 export const describeCapabilities = describer('capabilities')
+export const describeSessions = describer('sessions')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -11,6 +11,7 @@ export {
   describeLimits,
   describeLogs,
   describeNormalization,
+  describeSessions,
   describeTools,
   describeValues,
 } from './describe.js'
@@ -23,6 +24,7 @@ export { limitsChecks } from './groups/limits.js'
 export { logsChecks } from './groups/logs.js'
 export { normalizationChecks } from './groups/normalization.js'
 export { toolsChecks } from './groups/tools.js'
+export { sessionsChecks } from './groups/sessions.js'
 export { valuesChecks } from './groups/values.js'
 export { applicableChecks, resolveConformanceOptions, runConformanceCheck } from './runner.js'
 export { CONFORMANCE_GROUPS } from './types.js'

@@ -16,6 +16,7 @@ export function resolveConformanceOptions(options: ConformanceOptions = {}): Res
   return Object.freeze({
     timeoutSlackMs: options.timeoutSlackMs ?? 500,
     lifecycleRuns: options.lifecycleRuns ?? 1000,
+    sessionChurn: options.sessionChurn ?? 500,
     lifecycleMemorySlackMb: options.lifecycleMemorySlackMb ?? 40,
   })
 }

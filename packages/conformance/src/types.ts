@@ -14,6 +14,7 @@ export const CONFORMANCE_GROUPS = [
   'concurrency',
   'lifecycle',
   'capabilities',
+  'sessions',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]
@@ -23,6 +24,8 @@ export interface ConformanceOptions {
   timeoutSlackMs?: number
   /** Sequential runs of the lifecycle leak check. Default 1000. */
   lifecycleRuns?: number
+  /** Sessions opened, used twice and disposed by the sessions leak check. Default 500. */
+  sessionChurn?: number
   /** Host heap and RSS growth allowed over the lifecycle runs. Default 40 MB. */
   lifecycleMemorySlackMb?: number
 }

@@ -9,6 +9,7 @@ import {
   createHostExposingBackend,
   createLeakyGlobalsBackend,
   createMemoryLeakingBackend,
+  createSessionSharingBackend,
   createTimeoutIgnoringBackend,
 } from './fakes/broken-backends.js'
 import { createVmBackend } from './fakes/vm-backend.js'
@@ -58,6 +59,11 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
     mustFail: [LEAK_CHECK],
     // 200 runs leak 200 MB: far over the 40 MB slack, and quick.
     options: { lifecycleRuns: 200 },
+  },
+  {
+    name: 'a backend whose sessions share one context',
+    factory: createSessionSharingBackend,
+    mustFail: ['state never crosses sessions or reaches one-off runs'],
   },
 ]
 

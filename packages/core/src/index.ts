@@ -11,13 +11,18 @@ export type {
   ExecuteOutcome,
   ExecuteRequest,
   HostBridge,
+  BackendSession,
   SandboxBackend,
+  SessionRequest,
   ToolDescriptor,
 } from './spec/v1/backend.js'
 export type { GuestHostFunctions, GuestRuntime, GuestSetup } from './guest/protocol.js'
 export type { Sandbox } from './sandbox-types.js'
+export type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
 export { GUEST_FILENAME, GUEST_RUNTIME_SOURCE } from './guest/runtime-source.js'
 export { createGuestHost, outcomeFromDone, toolErrorPayload } from './host/guest-host.js'
 export type { GuestDone, GuestEngine, GuestHost } from './host/guest-host.js'
+export { createHostSwitch } from './host/host-switch.js'
+export type { HostSwitch } from './host/host-switch.js'
 export { createSandbox } from './sandbox.js'
 export { decodeValue, encodeValue } from './wire.js'

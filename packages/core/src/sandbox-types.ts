@@ -1,6 +1,7 @@
 import type { RunOptions } from './options.js'
 import type { RunResult } from './result.js'
 import type { SandboxBackend } from './spec/v1/backend.js'
+import type { Session, SessionInfo, SessionOptions } from './session-types.js'
 
 export interface Sandbox {
   /** The backend this sandbox runs on. */
@@ -11,6 +12,17 @@ export interface Sandbox {
    * host misuse (`INVALID_OPTIONS`, `DISPOSED`).
    */
   run<T = unknown>(code: string, options?: RunOptions): Promise<RunResult<T>>
-  /** Ends runs in flight (they resolve ABORTED) and disposes the backend. Idempotent. */
+  /**
+   * Opens a session: one guest context that keeps its state from run to run (needs
+   * `backend.capabilities.sessions`; otherwise throws UNSUPPORTED). Throws INVALID_OPTIONS for
+   * bad options and the backend's error (BACKEND_UNAVAILABLE, MEMORY_LIMIT…) if it cannot open.
+   */
+  createSession(options?: SessionOptions): Promise<Session>
+  /** The sessions open now. */
+  sessions(): SessionInfo[]
+  readonly sessionCount: number
+  /** Ends every open session (the sandbox stays usable). */
+  disposeAll(): Promise<void>
+  /** Ends runs in flight (they resolve ABORTED), ends every session, and disposes the backend. Idempotent. */
   dispose(): Promise<void>
 }

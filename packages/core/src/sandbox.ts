@@ -7,6 +7,8 @@ import type { SandboxBackend } from './spec/v1/backend.js'
 import { checkOptions, mergeRunOptions } from './host/check-options.js'
 import { executeRun, prepareRun } from './host/run-program.js'
 import { registerTools } from './host/tool-registry.js'
+import { openSession } from './session.js'
+import type { Session, SessionOptions } from './session-types.js'
 
 /**
  * Wraps a backend in the user API. Limits resolve as: built-in defaults < CORDON_*
@@ -19,6 +21,8 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
   const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
   registerTools(defaults.tools)
   const active = new Set<AbortController>()
+  const sessions = new Map<string, Session>()
+  let sessionSeq = 0
   let disposed = false
 
   async function run<T>(code: string, options: RunOptions = {}): Promise<RunResult<T>> {
@@ -51,13 +55,46 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
     }
   }
 
+  async function createSession(options: SessionOptions = {}): Promise<Session> {
+    if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    if (typeof options !== 'object' || options === null || Array.isArray(options)) {
+      throw new SandboxError('INVALID_OPTIONS', 'session options must be an object')
+    }
+    const id = options.id ?? `session-${++sessionSeq}`
+    if (typeof id !== 'string' || id === '') throw new SandboxError('INVALID_OPTIONS', 'session options: id must be a non-empty string')
+    if (sessions.has(id)) throw new SandboxError('INVALID_OPTIONS', `session options: a session with id "${id}" is already open`)
+    const session = await openSession(
+      { backend, envLimits, defaultLimits, defaults, forget: (ended) => sessions.get(ended.id) === ended && sessions.delete(ended.id) },
+      id,
+      options,
+    )
+    // The sandbox may have been disposed while the engine was opening.
+    if (disposed) {
+      await session.dispose()
+      throw new SandboxError('DISPOSED', 'this sandbox was disposed while the session was opening')
+    }
+    sessions.set(id, session)
+    return session
+  }
+
+  async function disposeAll(): Promise<void> {
+    await Promise.all([...sessions.values()].map((session) => session.dispose()))
+  }
+
   return {
     backend,
     run,
+    createSession,
+    sessions: () => [...sessions.values()].map((session) => session.info()),
+    get sessionCount() {
+      return sessions.size
+    },
+    disposeAll,
     async dispose() {
       if (disposed) return
       disposed = true
       for (const controller of active) controller.abort(new Error('the sandbox was disposed'))
+      await disposeAll()
       await backend.dispose()
     },
   }

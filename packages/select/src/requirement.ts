@@ -10,6 +10,7 @@ const CAPABILITY_VALUES = {
   cpuTime: [true, false],
   heapStats: [true, false],
   networkIsolation: [true, false],
+  sessions: [true, false],
 } as const satisfies { [K in keyof BackendCapabilities]: readonly BackendCapabilities[K][] }
 
 type Wanted = Record<string, readonly unknown[]>

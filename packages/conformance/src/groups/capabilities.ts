@@ -1,3 +1,4 @@
+import { isSandboxError } from '@cordon/core'
 import type { BackendCapabilities, BooleanCapability, RunOptions, RunStats, Sandbox, ToolSet } from '@cordon/core'
 import { expectError, expectOk, runOk, summarize, timedRun } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
@@ -10,6 +11,7 @@ const BOOLEAN_CAPABILITIES: readonly BooleanCapability[] = [
   'cpuTime',
   'heapStats',
   'networkIsolation',
+  'sessions',
 ]
 const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = ['process', 'v8-isolate', 'wasm']
 
@@ -57,6 +59,30 @@ const syncTools = (): ToolSet => ({
 })
 
 export const capabilitiesChecks: readonly ConformanceCheck[] = [
+  {
+    group: 'capabilities',
+    name: 'sessions: createSession() opens a session that keeps state when declared; throws UNSUPPORTED when not',
+    async run({ sandbox, backend }) {
+      if (!backend.capabilities.sessions) {
+        let threw: unknown
+        try {
+          await sandbox.createSession()
+        } catch (error) {
+          threw = error
+        }
+        if (!isSandboxError(threw, 'UNSUPPORTED')) throw new Error(`createSession() on a backend without sessions gave ${summarize(threw)}, not UNSUPPORTED`)
+        return
+      }
+      if (typeof backend.openSession !== 'function') throw new Error('capabilities.sessions is true but openSession() is missing')
+      const session = await sandbox.createSession()
+      try {
+        expectOk((await session.run('const kept = 41')))
+        expectSameValue(expectOk(await session.run('kept + 1')), 42, 'a value kept by the session')
+      } finally {
+        await session.dispose()
+      }
+    },
+  },
   {
     group: 'capabilities',
     name: 'the backend declares specificationVersion v1, a name and a complete manifest',

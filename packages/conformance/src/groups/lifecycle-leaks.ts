@@ -45,20 +45,20 @@ async function runMany(sandbox: Sandbox, from: number, count: number): Promise<v
   }
 }
 
-interface Usage {
+export interface Usage {
   heap: number
   rss: number
 }
 
-type MemoryUsage = () => { heapUsed: number; external: number; rss: number }
+export type MemoryUsage = () => { heapUsed: number; external: number; rss: number }
 
-function memoryUsageFunction(): MemoryUsage | undefined {
+export function memoryUsageFunction(): MemoryUsage | undefined {
   const proc = (globalThis as { process?: { memoryUsage?: MemoryUsage } }).process
   return typeof proc?.memoryUsage === 'function' ? () => proc.memoryUsage!() : undefined
 }
 
 /** A full garbage collection, by whatever means the runtime offers; undefined when none. */
-async function findGc(): Promise<(() => void) | undefined> {
+export async function findGc(): Promise<(() => void) | undefined> {
   const g = globalThis as { gc?: () => void; Bun?: { gc?: (force: boolean) => void } }
   if (typeof g.gc === 'function') return g.gc
   const bunGc = g.Bun?.gc
@@ -75,7 +75,7 @@ async function findGc(): Promise<(() => void) | undefined> {
   return undefined
 }
 
-async function measure(usage: MemoryUsage, gc: (() => void) | undefined): Promise<Usage> {
+export async function measure(usage: MemoryUsage, gc: (() => void) | undefined): Promise<Usage> {
   for (let i = 0; i < 3; i++) {
     gc?.()
     await new Promise((resolve) => setTimeout(resolve, 10))

@@ -20,3 +20,7 @@ export const createHostExposingBackend = (): SandboxBackend =>
 /** Keeps 1 MB of host memory alive for every run. */
 export const createMemoryLeakingBackend = (): SandboxBackend =>
   createVmBackend({ name: 'broken-leaks-memory', leakBytesPerRun: 1024 * 1024 })
+
+/** Opens every session on one shared context, so state crosses sessions. */
+export const createSessionSharingBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-shares-sessions', shareSessionContext: true })

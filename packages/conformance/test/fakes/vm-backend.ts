@@ -4,8 +4,8 @@
  * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
  */
 import vm from 'node:vm'
-import { GUEST_RUNTIME_SOURCE, createGuestHost, outcomeFromDone } from '@cordon/core'
-import type { ExecuteOutcome, ExecuteRequest, GuestRuntime, SandboxBackend } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE, createGuestHost, createHostSwitch, outcomeFromDone } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, HostSwitch, SandboxBackend } from '@cordon/core'
 
 export interface VmBackendOptions {
   name?: string
@@ -17,6 +17,16 @@ export interface VmBackendOptions {
   exposeHost?: boolean
   /** Broken: keeps this many bytes of host memory alive for every run. */
   leakBytesPerRun?: number
+  /** Broken: every session shares one context, so state crosses sessions. */
+  shareSessionContext?: boolean
+}
+
+/** A session's engine: one context, one guest runtime (made on the first run), reached through a switch. */
+interface VmSession {
+  context: vm.Context
+  hostSwitch: HostSwitch
+  runtime?: GuestRuntime
+  alive: boolean
 }
 
 const ENTRY_SLOT = '__vmBackendEntry'
@@ -32,11 +42,14 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
   // A null-prototype sandbox: with `{}`, `globalThis.constructor` would be the host's Object.
   const newContext = () => vm.createContext(Object.create(null) as object, { microtaskMode: 'afterEvaluate' })
 
-  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+  let sharedSession: VmSession | undefined
+
+  async function execute(request: ExecuteRequest, session?: VmSession): Promise<ExecuteOutcome> {
     if (disposed) return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: 'the vm backend was disposed' } }
     if (options.leakBytesPerRun) leaked.push(new Uint8Array(options.leakBytesPerRun).fill(1))
-    const context = options.reuseContext ? (shared ??= newContext()) : newContext()
+    const context = session?.context ?? (options.reuseContext ? (shared ??= newContext()) : newContext())
     const guestHost = createGuestHost(request)
+    session?.hostSwitch.attach(guestHost)
 
     /** Runs `fn` inside the context; the time left until the deadline bounds it, microtasks included. */
     const enter = (fn: () => void): void => {
@@ -56,15 +69,24 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         if (ended) return
         ended = true
         guestHost.close()
+        session?.hostSwitch.attach(undefined)
         request.signal.removeEventListener('abort', onAbort)
         resolve(outcome)
       }
-      const onAbort = () => end({ ok: false, error: { code: 'ABORTED', message: 'the run was stopped' } })
+      // Stopped from outside: a session's context may be half-way through guest code.
+      const stopSession = () => {
+        if (session !== undefined) session.alive = false
+      }
+      const onAbort = () => {
+        stopSession()
+        end({ ok: false, error: { code: 'ABORTED', message: 'the run was stopped' } })
+      }
       const guard = (fn: () => void) => {
         if (ended) return
         try {
           enter(fn)
         } catch (error) {
+          if (error instanceof GuestTimeout) stopSession()
           end(failure(error))
         }
       }
@@ -77,8 +99,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       let runtime: GuestRuntime
       let main: () => unknown
       try {
-        const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
-        runtime = factory(guestHost.functions)
+        const makeRuntime = () => (vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime)
+        runtime = session === undefined ? makeRuntime()(guestHost.functions) : (session.runtime ??= makeRuntime()(session.hostSwitch.functions))
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
@@ -105,8 +127,26 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       cpuTime: false,
       heapStats: false,
       networkIsolation: false,
+      sessions: true,
     },
-    execute,
+    execute: (request) => execute(request),
+    async openSession(): Promise<BackendSession> {
+      const fresh = (): VmSession => ({ context: newContext(), hostSwitch: createHostSwitch(), alive: true })
+      const session = options.shareSessionContext ? (sharedSession ??= fresh()) : fresh()
+      return {
+        get alive() {
+          return session.alive
+        },
+        execute: async (request) => {
+          if (!session.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'the session is gone' } }
+          return execute(request, session)
+        },
+        memoryUsage: async () => 0,
+        async dispose() {
+          session.alive = options.shareSessionContext === true
+        },
+      }
+    },
     async dispose() {
       disposed = true
       shared = undefined

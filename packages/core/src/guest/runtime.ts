@@ -48,6 +48,8 @@ export function cordonGuestRuntime(
   let timerSeq = 0
   const pending: Record<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }> = create(null)
   const timers: Record<number, { fn: Function; args: unknown[]; repeat: number }> = create(null)
+  /** Tool functions this runtime defined, so the next run of a session can take them back. */
+  let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = []
 
   function finish(status: 'ok' | 'error' | 'limit', payload: string): void {
     if (finished) return
@@ -178,13 +180,38 @@ export function cordonGuestRuntime(
       : function (args?: unknown) {
           return callAsync(name, args)
         }
-    defineProperty(fn, 'name', { value: path[path.length - 1] })
-    defineProperty(target, path[path.length - 1] as string, {
+    const key = path[path.length - 1] as string
+    defineProperty(fn, 'name', { value: key })
+    defineProperty(target, key, {
       value: fn,
       writable: true,
       configurable: true,
       enumerable: true,
     })
+    installedTools[installedTools.length] = { target, key, fn }
+  }
+
+  /**
+   * A session runs one program after another in this context; each `install` starts a new run.
+   * What belonged to the last run goes: its tools (this run may be granted fewer), its timers and
+   * pending calls (the host stopped delivering them), its log count. Guest state stays.
+   */
+  function resetForNextRun(): void {
+    finished = false
+    logCount = 0
+    logsDropped = 0
+    for (const id in pending) delete pending[id]
+    for (const id in timers) delete timers[id]
+    const previous = installedTools
+    installedTools = []
+    for (let i = 0; i < previous.length; i++) {
+      const { target, key, fn } = previous[i] as { target: Record<string, unknown>; key: string; fn: Function }
+      try {
+        if (target[key] === fn) delete target[key]
+      } catch {
+        // The guest froze or trapped its own namespace object; the host still refuses the call.
+      }
+    }
   }
 
   // ---- timers --------------------------------------------------------------------
@@ -218,6 +245,7 @@ export function cordonGuestRuntime(
         limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
         globals: unknown
       }
+      resetForNextRun()
       maxOutputBytes = parsed.limits.maxOutputBytes
       maxLogEntries = parsed.limits.maxLogEntries
       maxLogBytes = parsed.limits.maxLogBytes

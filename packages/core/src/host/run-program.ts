@@ -22,6 +22,12 @@ export interface RunPlan {
   memoryExplicit: boolean
   startedAt: number
   startedPerf: number
+  /** Session runs: the session's execute instead of the backend's, and declarations that persist. */
+  session?: {
+    execute: SandboxBackend['execute']
+    /** Called once the run is over: whether the backend ran it, and whether the host had to stop it. */
+    ended(info: { executed: boolean; stopped: boolean }): void
+  }
 }
 
 /** Host-misuse checks that must throw before anything runs. */
@@ -45,8 +51,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   const { backend, limits } = plan
   const controller = new RunController(limits, plan.options.signal, plan.startedAt)
   const bridge = new RunBridge(plan.registry, prepared.validators, limits, controller.signal, (e) => controller.stop(e))
+  let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
     const reason = controller.reason
+    plan.session?.ended({ executed, stopped: reason !== undefined })
     controller.finish()
     bridge.logs.closed = true
     return toResult(plan, outcome, reason, bridge, program)
@@ -60,7 +68,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   const unsupported = unsupportedFeature(plan)
   if (unsupported) return finish({ ok: false, error: { code: 'UNSUPPORTED', message: unsupported } })
 
-  const normalized = await normalizeCode(plan.code)
+  const normalized = await normalizeCode(plan.code, { persistTopLevel: plan.session !== undefined })
   if (!normalized.ok) {
     const { message, line, column, name } = normalized.error
     return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message, line, column } })
@@ -73,11 +81,12 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   })},"globals":${prepared.globalsWire}}`
 
   const watchdog = controller.watchdog()
+  const execute = plan.session?.execute ?? ((request) => backend.execute(request))
+  executed = true
   let outcome: ExecuteOutcome
   try {
     outcome = await Promise.race([
-      backend
-        .execute({
+      execute({
           script: program.script,
           filename: GUEST_FILENAME,
           setup,

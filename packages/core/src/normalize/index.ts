@@ -20,7 +20,12 @@ import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from '.
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
 export { toUserPosition } from './positions.js'
 
-export async function normalizeCode(code: string): Promise<NormalizeResult> {
+export interface NormalizeOptions {
+  /** Session programs: top-level declarations persist as globals for the next run (persist.ts). */
+  persistTopLevel?: boolean
+}
+
+export async function normalizeCode(code: string, options: NormalizeOptions = {}): Promise<NormalizeResult> {
   if (typeof code !== 'string') return fail('Code must be a string', 1, 1)
 
   // 1. Markdown fence. When the text does not start with the fence (prose first), make sure the
@@ -48,7 +53,7 @@ export async function normalizeCode(code: string): Promise<NormalizeResult> {
 
   // 4. Rewrite the top level so the program's value is returned.
   const { wrapped } = analysis
-  const transformed = transformStatements(wrapped, analysis.statements, analysis.module)
+  const transformed = transformStatements(wrapped, analysis.statements, analysis.module, options.persistTopLevel === true)
   if (!transformed.ok) {
     const pos = lineColumn(wrapped, transformed.offset)
     return fail(transformed.message, pos.line - 1 + lineOffset, pos.column)

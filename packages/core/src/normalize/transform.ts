@@ -20,6 +20,7 @@ import type { ExportDefaultDeclaration, Expression, FunctionDeclaration } from '
 import type { TopLevel } from './parse.js'
 import type { Edit } from './positions.js'
 import { insertAt, replaceKeepingLines } from './splice.js'
+import { persistDeclarations } from './persist.js'
 
 export const IMPORT_MESSAGE = 'import statements are not available in the sandbox; use the provided tools and globals'
 export const REEXPORT_MESSAGE =
@@ -41,8 +42,14 @@ export type TransformResult =
     }
   | { ok: false; message: string; offset: number }
 
-export function transformStatements(wrapped: string, statements: TopLevel[], module: boolean): TransformResult {
+/**
+ * `persist` (session programs): top-level declarations are kept for the next run, and a lone
+ * function declaration is therefore a definition, not a program to call.
+ */
+export function transformStatements(wrapped: string, statements: TopLevel[], module: boolean, persist = false): TransformResult {
   const edits: Edit[] = []
+  // First, so that an insertion at the same offset as a later edit comes before it.
+  if (persist) persistDeclarations(statements, edits)
   let defaultExport: ExportDefaultDeclaration | undefined
 
   if (module) {
@@ -78,7 +85,7 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
   const last = statements[statements.length - 1]
   if (last === undefined) return { ok: true, edits, recheck: edits.length > 0 }
 
-  if (firstReal === statements.length - 1) {
+  if (firstReal === statements.length - 1 && !persist) {
     const fn = last.type === 'ExportNamedDeclaration' ? last.declaration : last
     if (fn?.type === 'FunctionDeclaration' && !fn.generator) {
       // `async function main() {…}` → `return await (async function main() {…})()`

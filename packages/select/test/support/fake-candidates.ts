@@ -23,6 +23,7 @@ export const BASE_CAPABILITIES: BackendCapabilities = {
   cpuTime: false,
   heapStats: false,
   networkIsolation: false,
+  sessions: false,
 }
 
 /** Everything a fake backend did, for assertions. */

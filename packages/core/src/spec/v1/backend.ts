@@ -79,6 +79,35 @@ export interface SandboxBackend {
   readonly name: string
   readonly capabilities: BackendCapabilities
   execute(request: ExecuteRequest): Promise<ExecuteOutcome>
+  /**
+   * Opens a long-lived guest context (required when `capabilities.sessions` is true). May
+   * reject with a SandboxError (`BACKEND_UNAVAILABLE`, `MEMORY_LIMIT` when `memoryMb` cannot
+   * even hold the engine); core turns anything else into `BACKEND_CRASHED`.
+   */
+  openSession?(request: SessionRequest): Promise<BackendSession>
   /** Free every engine resource. Idempotent. */
+  dispose(): Promise<void>
+}
+
+export interface SessionRequest {
+  /** The memory cap of the whole session, enforced as for a single run. */
+  memoryMb: number
+}
+
+/**
+ * One guest context that outlives a run. Core calls `execute` one run at a time, never
+ * concurrently. The guest runtime is created on the first run and `install`ed again for every
+ * run (each install starts a new run, see guest/protocol.ts); the guest's globals persist.
+ *
+ * A run that the backend had to stop from outside (its `signal` aborted, the deadline passed,
+ * memory ran out, the engine failed) may leave the context half-way through guest code: the
+ * backend then frees the context and reports `alive === false`; core ends the session.
+ */
+export interface BackendSession {
+  readonly alive: boolean
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome>
+  /** Bytes of guest heap in use now, as the engine counts them. */
+  memoryUsage(): Promise<number>
+  /** Frees the context. Idempotent. */
   dispose(): Promise<void>
 }

@@ -18,6 +18,8 @@ export interface BackendCapabilities {
   heapStats: boolean
   /** The guest has no network even if it escapes its context (e.g. a network namespace). */
   networkIsolation: boolean
+  /** `openSession` is implemented: one guest context can run many programs and keep its state. */
+  sessions: boolean
 }
 
 /** Capability keys that are yes/no, for `require` filters and test selection. */

@@ -1,0 +1,33 @@
+import type { GuestHostFunctions } from '../guest/protocol.js'
+import type { GuestHost } from './guest-host.js'
+
+const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
+
+export interface HostSwitch {
+  /** Hand these to the guest runtime factory once, for the engine's whole life. */
+  readonly functions: GuestHostFunctions
+  /** Routes the guest's calls to this run's GuestHost; `undefined` between runs (calls are dropped). */
+  attach(host: GuestHost | undefined): void
+}
+
+/**
+ * For in-process backends with sessions: the guest runtime is made once per engine, but each
+ * run has its own GuestHost. The switch forwards to the run in progress, and drops whatever the
+ * guest does between runs, so nothing from one run reaches the next run's host bridge.
+ */
+export function createHostSwitch(): HostSwitch {
+  let current: GuestHost | undefined
+  const functions: GuestHostFunctions = {
+    log: (level, message) => current?.functions.log(level, message),
+    call: (id, name, argsWire) => current?.functions.call(id, name, argsWire),
+    callSync: (name, argsWire) => (current === undefined ? ENDED_REPLY : current.functions.callSync(name, argsWire)),
+    timer: (id, delayMs) => current?.functions.timer(id, delayMs),
+    done: (status, payload, logsDropped) => current?.functions.done(status, payload, logsDropped),
+  }
+  return {
+    functions,
+    attach(host) {
+      current = host
+    },
+  }
+}

@@ -1,0 +1,211 @@
+import { SandboxError, isSandboxError, type ErrorCode } from './errors.js'
+import { resolveLimits, type Limits } from './limits.js'
+import type { RunOptions, SandboxDefaults, ToolSet } from './options.js'
+import type { RunResult } from './result.js'
+import type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
+import type { BackendSession, SandboxBackend } from './spec/v1/backend.js'
+import { checkGlobalNames, checkOptions, mergeRunOptions } from './host/check-options.js'
+import { executeRun, prepareRun } from './host/run-program.js'
+import { checkSessionRunOptions, narrowTools } from './host/session-options.js'
+import { registerTools } from './host/tool-registry.js'
+
+/** What a session needs from the sandbox that made it. */
+export interface SessionHost {
+  backend: SandboxBackend
+  envLimits: Partial<Limits>
+  defaultLimits: Partial<Limits>
+  defaults: SandboxDefaults
+  /** Called once, when the session ends for any reason. */
+  forget(session: Session): void
+}
+
+/**
+ * Codes of runs that ended part-way through guest code (stopped by the host or the backend) or
+ * lost the engine: the session's state can no longer be trusted.
+ */
+const SESSION_ENDING: readonly ErrorCode[] = ['TIMEOUT', 'ABORTED', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'BACKEND_CRASHED', 'BACKEND_UNAVAILABLE', 'INTERNAL']
+
+export async function openSession(host: SessionHost, id: string, options: SessionOptions): Promise<Session> {
+  const { backend } = host
+  if (backend.capabilities.sessions !== true || typeof backend.openSession !== 'function') {
+    throw new SandboxError('UNSUPPORTED', `backend ${backend.name} does not support sessions (capabilities.sessions is false)`)
+  }
+  const { id: _id, ...sessionOptions } = options
+  const sessionLimits = checkOptions(sessionOptions, 'session options', false)
+  const merged = mergeRunOptions(host.defaults, sessionOptions)
+  const grant = merged.tools
+  const grantRegistry = registerTools(grant)
+  const limits = resolveLimits(host.envLimits, host.defaultLimits, sessionLimits)
+  if (grantRegistry.hasSync && !backend.capabilities.syncHostCalls) {
+    throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`)
+  }
+  const memoryExplicit = sessionLimits.memoryMb !== undefined || host.defaultLimits.memoryMb !== undefined || host.envLimits.memoryMb !== undefined
+  if (memoryExplicit && !backend.capabilities.memoryLimit) {
+    throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot enforce memoryMb (capabilities.memoryLimit is false)`)
+  }
+  if (merged.globals !== undefined) checkGlobalNames(merged.globals, grantRegistry.roots)
+
+  let engine: BackendSession
+  try {
+    engine = await backend.openSession({ memoryMb: limits.memoryMb })
+  } catch (error) {
+    if (isSandboxError(error)) throw error
+    throw new SandboxError('BACKEND_CRASHED', `backend ${backend.name} could not open a session: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+  }
+  return new BackendBoundSession(host, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits)
+}
+
+class BackendBoundSession implements Session {
+  ended: SessionEnd | undefined
+  private readonly createdAt = new Date()
+  private runs = 0
+  private busy = false
+  private heapBytes: number | undefined
+  private pendingGlobals: Record<string, unknown> | undefined
+  private tail: Promise<void> = Promise.resolve()
+  /** Aborted when the session ends: runs in flight or queued resolve ABORTED. */
+  private readonly ending = new AbortController()
+  private readonly narrowed = new Map<string, ToolSet>()
+  private disposal: Promise<void> | undefined
+
+  constructor(
+    private readonly host: SessionHost,
+    readonly id: string,
+    private readonly engine: BackendSession,
+    private readonly options: RunOptions & { memoryMb: number },
+    private readonly sessionLimits: Partial<Limits>,
+  ) {
+    this.pendingGlobals = options.globals
+  }
+
+  async run<T = unknown>(code: string, options?: SessionRunOptions): Promise<RunResult<T>> {
+    this.assertOpen()
+    if (typeof code !== 'string') throw new SandboxError('INVALID_OPTIONS', `code must be a string, got ${typeof code}`)
+    const checked = checkSessionRunOptions(options)
+    const tools = narrowTools(this.options.tools, checked.tools, this.narrowed)
+    const registry = registerTools(tools)
+    if (options?.globals !== undefined) checkGlobalNames(options.globals, registry.roots)
+    const limits = resolveLimits(this.host.envLimits, this.host.defaultLimits, { ...this.sessionLimits, ...checked.limits, memoryMb: this.options.memoryMb })
+    const signals = [this.ending.signal, ...(options?.signal ? [options.signal] : [])]
+    const signal = AbortSignal.any(signals)
+
+    // Queue behind the previous run; an abort (or the session's end) releases the wait early,
+    // and the run then resolves ABORTED without reaching the engine.
+    let release!: () => void
+    const turn = new Promise<void>((resolve) => (release = resolve))
+    const previous = this.tail
+    this.tail = previous.then(() => turn)
+    try {
+      await untilOrAborted(previous, signal)
+      const globals = signal.aborted ? undefined : this.takeGlobals(options?.globals)
+      let lastRun = { executed: false, stopped: false }
+      const plan = {
+        backend: this.host.backend,
+        code,
+        options: { tools, globals, signal },
+        limits,
+        registry,
+        memoryExplicit: false,
+        startedAt: Date.now(),
+        startedPerf: performance.now(),
+        session: {
+          execute: (request: Parameters<BackendSession['execute']>[0]) => this.engine.execute(request),
+          ended: ({ executed, stopped }: { executed: boolean; stopped: boolean }) => {
+            if (executed) this.runs++
+            lastRun = { executed, stopped }
+          },
+        },
+      }
+      this.busy = true
+      let result: RunResult
+      try {
+        let prepared: Awaited<ReturnType<typeof prepareRun>>
+        try {
+          prepared = await prepareRun(plan)
+        } catch (error) {
+          if (globals !== undefined && this.runs === 0) this.pendingGlobals = this.options.globals
+          throw error
+        }
+        result = await executeRun(plan, prepared)
+      } finally {
+        this.busy = false
+      }
+      if (result.stats.heapBytes !== undefined) this.heapBytes = result.stats.heapBytes
+      if (lastRun.executed && this.ended === undefined) {
+        const why = this.endingCause(result, lastRun.stopped)
+        if (why !== undefined) await this.end({ code: why.code, message: `the session ended: run ${this.runs} ended with ${why.code} (${why.message})` })
+      }
+      return result as RunResult<T>
+    } finally {
+      release()
+    }
+  }
+
+  async memoryUsage(): Promise<{ heapBytes: number; memoryMb: number }> {
+    this.assertOpen()
+    const heapBytes = await this.engine.memoryUsage()
+    this.heapBytes = heapBytes
+    return { heapBytes, memoryMb: this.options.memoryMb }
+  }
+
+  info(): SessionInfo {
+    const info: SessionInfo = {
+      id: this.id,
+      backend: this.host.backend.name,
+      createdAt: new Date(this.createdAt),
+      runs: this.runs,
+      memoryMb: this.options.memoryMb,
+      busy: this.busy,
+    }
+    if (this.heapBytes !== undefined) info.heapBytes = this.heapBytes
+    return info
+  }
+
+  dispose(): Promise<void> {
+    return this.end({ code: 'DISPOSED', message: 'the session was disposed' })
+  }
+
+  private end(reason: SessionEnd): Promise<void> {
+    if (this.disposal !== undefined) return this.disposal
+    this.ended = reason
+    this.ending.abort(new SandboxError('ABORTED', reason.message))
+    this.host.forget(this)
+    this.disposal = this.engine.dispose().catch(() => {
+      // The engine is gone either way; a failing dispose must not fail the host's cleanup.
+    })
+    return this.disposal
+  }
+
+  /** Why the run just finished leaves the engine in a state no later run may use, if it does. */
+  private endingCause(result: RunResult, stopped: boolean): { code: ErrorCode; message: string } | undefined {
+    if (!result.ok && (stopped || !this.engine.alive || SESSION_ENDING.includes(result.error.code))) return result.error
+    if (!this.engine.alive) return { code: 'BACKEND_CRASHED', message: `backend ${this.host.backend.name} lost the session's engine` }
+    return undefined
+  }
+
+  /** Session globals go in before the first run only; a run's own globals every time. */
+  private takeGlobals(runGlobals: Record<string, unknown> | undefined): Record<string, unknown> | undefined {
+    const first = this.pendingGlobals
+    this.pendingGlobals = undefined
+    if (first === undefined) return runGlobals
+    return runGlobals === undefined ? first : { ...first, ...runGlobals }
+  }
+
+  private assertOpen(): void {
+    if (this.ended !== undefined) {
+      throw new SandboxError('DISPOSED', `session ${this.id} cannot run code any more: ${this.ended.message}`)
+    }
+  }
+}
+
+function untilOrAborted(promise: Promise<void>, signal: AbortSignal): Promise<void> {
+  if (signal.aborted) return Promise.resolve()
+  return new Promise((resolve) => {
+    const done = () => {
+      signal.removeEventListener('abort', done)
+      resolve()
+    }
+    signal.addEventListener('abort', done, { once: true })
+    void promise.then(done)
+  })
+}

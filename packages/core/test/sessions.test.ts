@@ -1,0 +1,55 @@
+import { describe, expect, it } from 'vitest'
+import { createSandbox, isSandboxError } from '../src/index.js'
+import { normalizeCode } from '../src/normalize/index.js'
+import { createVmTestBackend } from './support/vm-backend.js'
+
+async function scriptOf(code: string): Promise<string> {
+  const result = await normalizeCode(code, { persistTopLevel: true })
+  if (!result.ok) throw new Error(result.error.message)
+  return result.program.script
+}
+
+describe('session normalization', () => {
+  it('copies every name a top-level declaration binds onto the global object, on the same line', async () => {
+    const script = await scriptOf('const { a, b: [c], ...d } = o, e = 1\nexport let f = 2\nclass G {}\nfunction h() {}\nh()')
+    expect(script.split('\n')).toEqual([
+      '(async function () {',
+      'const { a, b: [c], ...d } = o, e = 1;globalThis.a=a;globalThis.c=c;globalThis.d=d;globalThis.e=e;',
+      'let f = 2;globalThis.f=f;',
+      'class G {};globalThis.G=G;',
+      'function h() {};globalThis.h=h;',
+      'return (h())',
+      '})',
+    ])
+  })
+
+  it('leaves a lone function declaration uncalled (a one-off run calls it)', async () => {
+    const script = await scriptOf('async function main() {}')
+    expect(script).toContain('globalThis.main=main')
+    expect(script).not.toContain(')()')
+    const oneOff = await normalizeCode('async function main() {}')
+    expect(oneOff.ok && oneOff.program.script).toContain(')()')
+  })
+
+  it('keeps nested declarations local', async () => {
+    expect(await scriptOf('if (x) { const inner = 1 }\nfor (let i = 0; i < 1; i++) {}')).not.toContain('globalThis.')
+  })
+})
+
+describe('createSession', () => {
+  it('throws UNSUPPORTED on a backend that declares no sessions, INVALID_OPTIONS for bad options', async () => {
+    const backend = createVmTestBackend()
+    const without = createSandbox({ ...backend, capabilities: { ...backend.capabilities, sessions: false } })
+    await expect(without.createSession()).rejects.toSatisfy((e) => isSandboxError(e, 'UNSUPPORTED'))
+    const sandbox = createSandbox(createVmTestBackend())
+    await expect(sandbox.createSession('x' as never)).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
+    await expect(sandbox.createSession({ id: '' })).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
+    await expect(sandbox.createSession({ globals: { console: 1 } })).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
+    const session = await sandbox.createSession()
+    await expect(session.run('1', { tools: 'a' as never })).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
+    await expect(session.run(1 as never)).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
+    await sandbox.dispose()
+    await expect(sandbox.createSession()).rejects.toSatisfy((e) => isSandboxError(e, 'DISPOSED'))
+    expect(session.ended?.code).toBe('DISPOSED')
+  })
+})
