@@ -7,16 +7,31 @@ import type { GuestVm } from './guest-vm.js'
 /** How long the end of a run waits for the isolate's heap statistics. */
 const HEAP_STATS_WAIT_MS = 50
 
-/** A way to end a run from outside (the backend's dispose). */
+/** A way to end a run from outside (the backend's or the session's dispose). */
 export type RunStopper = (error: RunError) => void
 
+/** Makes a run's stopper reachable while the run goes on; returns how to forget it. */
+export type RegisterStopper = (stop: RunStopper) => () => void
+
+export interface RunMode {
+  /**
+   * The isolate serves further runs (a session): after the guest reports its result, the run
+   * waits until the isolate has returned from every call into it, still bounded by the deadline,
+   * so that nothing of this run is executing when the next one starts. A single run skips the
+   * wait: its isolate is disposed right after.
+   */
+  keep: boolean
+}
+
 /**
- * Runs one program in one fresh, prepared isolate, following the guest protocol's order
- * (install, compile, start, then settle/fire until done). Never rejects. The isolate is
- * disposed when the run ends, whatever ended it; that is also how a run is stopped:
- * disposing an isolate ends whatever it is executing (loops, microtasks, Atomics.wait).
+ * Runs one program in a prepared isolate, following the guest protocol's order (install,
+ * compile, start, then settle/fire until done). Never rejects. A run that ends by itself
+ * (a value, a thrown error, a syntax error, a limit the guest enforces) leaves the isolate
+ * as it is; the caller disposes it or keeps it. A run stopped from outside (deadline, abort,
+ * dispose) or by the engine (memory limit, crash) disposes the isolate: that is also how it
+ * is stopped, as disposing ends whatever it executes (loops, microtasks, Atomics.wait).
  */
-export async function runInVm(vm: GuestVm, request: ExecuteRequest, active: Set<RunStopper>): Promise<ExecuteOutcome> {
+export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: RegisterStopper, mode: RunMode): Promise<ExecuteOutcome> {
   const memoryMb = vm.memoryMb
   const guestHost = createGuestHost(request)
   let settled = false
@@ -24,24 +39,42 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, active: Set<
   const outcome = new Promise<ExecuteOutcome>((resolve) => {
     resolveOutcome = resolve
   })
+  // This run's own CPU time: the isolate is idle now, so everything before is someone else's.
+  const cpuStart = readCpuTime(vm)
   let cpuMs: number | undefined
   const readCpu = () => {
-    try {
-      cpuMs = Number(vm.isolate.cpuTime - vm.cpuBaseline) / 1e6
-    } catch {
-      // Already disposed (memory limit): the last reading stands.
-    }
+    const now = readCpuTime(vm)
+    if (now !== undefined && cpuStart !== undefined) cpuMs = Number(now - cpuStart) / 1e6
   }
   const finish = (result: ExecuteOutcome) => {
     if (settled) return
     settled = true
     resolveOutcome(result)
   }
-  // Ends the run now and disposes the isolate, which stops the guest wherever it is.
+
+  // Calls into the isolate that have not returned yet, and who waits for them to be none.
+  let inFlight = 0
+  let onIdle: (() => void) | undefined
+  const callReturned = () => {
+    inFlight--
+    if (inFlight === 0) onIdle?.()
+  }
+  const untilIdle = () =>
+    new Promise<void>((resolve) => {
+      if (inFlight === 0 || vm.isolate.isDisposed) resolve()
+      else onIdle = resolve
+    })
+
   let doneSeen = false
   const stop: RunStopper = (error) => {
-    // A guest that finished before the stop keeps its result (core's rule too).
-    if (settled || doneSeen) return
+    if (settled) return
+    if (doneSeen) {
+      // The guest reported its result, but something of it was still executing: the result
+      // stands (core's rule too), the isolate goes.
+      vm.dispose()
+      onIdle?.()
+      return
+    }
     readCpu()
     finish({ ok: false, error, stats: cpuStats(cpuMs) })
     vm.dispose()
@@ -50,38 +83,44 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, active: Set<
   // rejected call is isolated-vm reporting a promise the guest left rejected and unhandled.
   // Those are ignored, as the other backends do; a disposed isolate is the memory limit or a crash.
   const track = (call: Promise<unknown>) => {
-    call.catch((error: unknown) => {
+    inFlight++
+    call.then(callReturned, (error: unknown) => {
       if (vm.isolate.isDisposed) stop(engineFailure(error, memoryMb))
+      callReturned()
     })
   }
 
   let allocationFailed = false
-  vm.port.functions = guestHost.functions
-  // Both are called from inside the guest (a callback); disposing the isolate there is safe
-  // and stops the guest before it can catch the RangeError and carry on.
-  vm.port.onAllocationFailure = () => {
-    allocationFailed = true
-    stop(memoryLimitError(memoryMb))
-  }
-  vm.port.onCatastrophicError = (message) => {
-    stop({
-      code: /memory/i.test(message) ? 'MEMORY_LIMIT' : 'BACKEND_CRASHED',
-      message: `isolated-vm lost control of the isolate (${message}); this backend accepts no more runs`,
-    })
-  }
-  vm.port.onHostError = (error) => {
-    stop({ code: 'INTERNAL', message: `a host function of the run failed: ${messageOf(error)}` })
-  }
+  vm.port.attach(guestHost, {
+    // Both are called from inside the guest (a callback); disposing the isolate there is safe
+    // and stops the guest before it can catch the RangeError and carry on.
+    onAllocationFailure() {
+      allocationFailed = true
+      stop(memoryLimitError(memoryMb))
+    },
+    onCatastrophicError(message) {
+      stop({
+        code: /memory/i.test(message) ? 'MEMORY_LIMIT' : 'BACKEND_CRASHED',
+        message: `isolated-vm lost control of the isolate (${message}); this backend accepts no more runs`,
+      })
+    },
+    onHostError(error) {
+      stop({ code: 'INTERNAL', message: `a host function of the run failed: ${messageOf(error)}` })
+    },
+  })
   guestHost.connect({
     settle: (id, ok, payload) => track(vm.settle.apply(undefined, [id, ok, payload])),
     fire: (id) => track(vm.fire.apply(undefined, [id])),
   })
-  active.add(stop)
+  const forget = register(stop)
   const cancelWatch = watchStop(request, stop)
 
   void guestHost.done.then(async (done) => {
     if (settled) return
     doneSeen = true
+    // Nothing more reaches the guest: pending tool results and timers are dropped from here.
+    guestHost.close()
+    if (mode.keep) await untilIdle()
     readCpu()
     const heapBytes = await readHeapBytes(vm)
     const base: ExecuteOutcome = allocationFailed ? { ok: false, error: memoryLimitError(memoryMb) } : outcomeFromDone(done)
@@ -89,19 +128,37 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, active: Set<
   })
 
   const drive = async () => {
-    await vm.install.apply(undefined, [request.setup])
+    try {
+      await vm.install.apply(undefined, [request.setup])
+    } catch (error) {
+      if (vm.isolate.isDisposed) throw error
+      // Install only throws in a context an earlier run of the session changed so that the
+      // runtime cannot define its globals again (a frozen globalThis, a non-configurable
+      // console): the guest's doing, and no later run could start either.
+      stop({
+        code: 'RUNTIME_ERROR',
+        name: error instanceof Error ? error.name : 'Error',
+        message: `the session's context refuses the run's setup, after an earlier run changed its globals: ${messageOf(error)}`,
+      })
+      return
+    }
     let script
     try {
       script = await vm.isolate.compileScript(request.script, { filename: request.filename })
     } catch (error) {
       const asGuestError = compileError(error, request.filename)
       if (asGuestError === undefined) throw error
-      finish({ ok: false, error: asGuestError })
+      readCpu()
+      finish({ ok: false, error: asGuestError, stats: cpuStats(cpuMs) })
       return
     }
     const main = await script.run(vm.context, { reference: true, release: true })
-    if (settled) return
-    track(vm.start.apply(undefined, [main.derefInto()]))
+    if (settled) {
+      main.release()
+      return
+    }
+    // `release: true` lets go of the host's handle once the function is in the runtime's hands.
+    track(vm.start.apply(undefined, [main.derefInto({ release: true })]))
   }
   drive().catch((error: unknown) => stop(engineFailure(error, memoryMb)))
 
@@ -109,9 +166,18 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, active: Set<
     return await outcome
   } finally {
     cancelWatch()
-    active.delete(stop)
+    forget()
     guestHost.close()
-    vm.dispose()
+    vm.port.detach()
+  }
+}
+
+function readCpuTime(vm: GuestVm): bigint | undefined {
+  try {
+    return vm.isolate.cpuTime
+  } catch {
+    // Disposed (memory limit, a stop): the last reading stands.
+    return undefined
   }
 }
 

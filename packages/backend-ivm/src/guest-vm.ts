@@ -1,24 +1,31 @@
-import type { GuestHostFunctions } from '@cordon/core'
+import { createHostSwitch, type GuestHost, type HostSwitch } from '@cordon/core'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 
-/**
- * Where the callbacks of one isolate forward to. An isolate is prepared before its run
- * is known (see isolate-pool.ts), so its callbacks are bound to this port, and the run
- * plugs its GuestHost into it. Until then, and after, calls are ignored.
- */
-export interface HostPort {
-  functions: GuestHostFunctions | undefined
-  onAllocationFailure: (() => void) | undefined
+/** What the run in progress wants to hear about besides the guest protocol. */
+export interface RunHooks {
+  onAllocationFailure(): void
   /** A host function threw (a bug on the host side, not the guest's doing). */
-  onHostError: ((error: unknown) => void) | undefined
+  onHostError(error: unknown): void
   /** isolated-vm lost control of the isolate (only when catastrophic errors are caught). */
-  onCatastrophicError: ((message: string) => void) | undefined
+  onCatastrophicError(message: string): void
 }
 
 /**
- * One fresh isolate with the guest runtime evaluated in it, ready for exactly one run.
- * The References stay in this host-side object; the guest only ever sees plain functions.
+ * Where the callbacks of one isolate forward to. The isolate and its guest runtime are made
+ * once (before the run is known, see isolate-pool.ts, and once for a whole session), so the
+ * callbacks are bound to this port and each run plugs its GuestHost and hooks in. Between
+ * runs everything the guest sends is dropped.
+ */
+export interface HostPort {
+  attach(host: GuestHost, hooks: RunHooks): void
+  detach(): void
+}
+
+/**
+ * One isolate with the guest runtime evaluated in it: ready for one run, or for the runs of
+ * a session one after another. The References stay in this host-side object; the guest only
+ * ever sees plain functions.
  */
 export interface GuestVm {
   readonly isolate: IvmIsolate
@@ -29,8 +36,7 @@ export interface GuestVm {
   readonly start: IvmReference
   readonly settle: IvmReference
   readonly fire: IvmReference
-  /** CPU time the preparation used, so a run reports only its own. */
-  readonly cpuBaseline: bigint
+  /** Detaches the port and disposes the isolate, which stops whatever it executes. Idempotent. */
   dispose(): void
 }
 
@@ -46,14 +52,25 @@ export async function createGuestVm(
   memoryMb: number,
   onCatastrophicError?: (message: string) => void,
 ): Promise<GuestVm> {
-  const port: HostPort = { functions: undefined, onAllocationFailure: undefined, onHostError: undefined, onCatastrophicError: undefined }
+  const hostSwitch: HostSwitch = createHostSwitch()
+  let hooks: RunHooks | undefined
+  const port: HostPort = {
+    attach(host, next) {
+      hostSwitch.attach(host)
+      hooks = next
+    },
+    detach() {
+      hostSwitch.attach(undefined)
+      hooks = undefined
+    },
+  }
   const isolate = new ivm.Isolate(
     onCatastrophicError === undefined
       ? { memoryLimit: memoryMb }
       : {
           memoryLimit: memoryMb,
           onCatastrophicError: (message: string) => {
-            port.onCatastrophicError?.(String(message))
+            hooks?.onCatastrophicError(String(message))
             onCatastrophicError(String(message))
           },
         },
@@ -65,15 +82,15 @@ export async function createGuestVm(
     // the host exits (process.exit, an uncaught exception) deadlocks isolated-vm's exit
     // handler, and a tool-call flood stopped by maxToolCalls left one parked. log and timer
     // stay synchronous: waiting for the host is what keeps a guest from flooding its queue.
-    const guarded = <A extends unknown[], R>(fallback: R, fn: (f: GuestHostFunctions, ...args: A) => R, sync = true) =>
+    // The switch drops calls between runs (callSync then answers that the run has ended).
+    const functions = hostSwitch.functions
+    const guarded = <A extends unknown[], R>(fallback: R, fn: (f: typeof functions, ...args: A) => R, sync = true) =>
       new ivm.Callback(
         (...args: A) => {
-          const functions = port.functions
-          if (functions === undefined) return fallback
           try {
             return fn(functions, ...args)
           } catch (error) {
-            port.onHostError?.(error)
+            hooks?.onHostError(error)
             return fallback
           }
         },
@@ -91,7 +108,7 @@ export async function createGuestVm(
         false,
       ),
       new ivm.Callback(() => {
-        port.onAllocationFailure?.()
+        hooks?.onAllocationFailure()
       }),
     ]
     // `reference: true` matters: without it isolated-vm hands out a host function that
@@ -113,12 +130,8 @@ export async function createGuestVm(
       start,
       settle,
       fire,
-      cpuBaseline: isolate.cpuTime,
       dispose() {
-        port.functions = undefined
-        port.onAllocationFailure = undefined
-        port.onHostError = undefined
-        port.onCatastrophicError = undefined
+        port.detach()
         // Disposing the isolate invalidates every Reference and Context made from it.
         if (!isolate.isDisposed) isolate.dispose()
       },

@@ -10,9 +10,9 @@ export interface IsolatePoolOptions {
 
 /**
  * Isolates created ahead of time so a run does not wait for isolate and context creation
- * and the runtime's evaluation. Every isolate serves one run and is then disposed; the
- * pool never takes one back. Isolates carry their memory limit from creation, so the pool
- * holds isolates of one `memoryMb`: the one the last run asked for.
+ * and the runtime's evaluation. Every isolate serves one run, or one session, and is then
+ * disposed; the pool never takes one back. Isolates carry their memory limit from creation,
+ * so the pool holds isolates of one `memoryMb`: the one the last single run asked for.
  */
 export class IsolatePool {
   private ready: Promise<GuestVm>[] = []
@@ -43,6 +43,17 @@ export class IsolatePool {
         // A failed preparation is retried once, in the foreground, so its error is the run's.
       }
     }
+    return this.options.create(memoryMb)
+  }
+
+  /**
+   * For a session: a pooled isolate when the pool holds this `memoryMb` (or has no size yet),
+   * else a new one. Unlike `take`, another size does not drain the pool: a session's memory
+   * cap says nothing about the size the next single runs will ask for.
+   */
+  async takeIfFits(memoryMb: number): Promise<GuestVm> {
+    if (this.closed) throw new Error('the isolate pool was disposed')
+    if (this.options.size > 0 && (this.memoryMb === undefined || this.memoryMb === memoryMb)) return this.take(memoryMb)
     return this.options.create(memoryMb)
   }
 

@@ -1,21 +1,27 @@
-import type { ExecuteOutcome, ExecuteRequest, SandboxBackend } from '@cordon/core'
+import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type RunError, type SandboxBackend } from '@cordon/core'
 import { IVM_CAPABILITIES } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
-import { runInVm, type RunStopper } from './guest-run.js'
+import { engineFailure } from './engine-failure.js'
+import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
 import { createGuestVm, type GuestVm } from './guest-vm.js'
 import { IsolatePool } from './isolate-pool.js'
+import { createIvmSession } from './ivm-session.js'
 import { resolveIvmOptions, type IvmBackendOptions } from './options.js'
 import { currentProcess, missingNoNodeSnapshot } from './runtime-check.js'
 
+type Refusal = { ok: false; error: RunError }
+type Acquired = { ok: true; vm: GuestVm } | Refusal
+
 /**
- * A backend that runs each program in a fresh V8 isolate (isolated-vm). Nothing is loaded
- * or created until the first `execute`; a failed load resolves BACKEND_UNAVAILABLE with
- * the cause and the fix.
+ * A backend that runs each program in a fresh V8 isolate (isolated-vm), and each session in
+ * one isolate of its own. Nothing is loaded or created until the first `execute` or
+ * `openSession`; a failed load resolves BACKEND_UNAVAILABLE with the cause and the fix.
  */
 export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBackend {
   const settings = resolveIvmOptions(options)
   const load = createEngineLoader(settings.isolatedVm)
   const active = new Set<RunStopper>()
+  const sessions = new Set<BackendSession>()
   let pool: IsolatePool | undefined
   let disposed = false
   /** Set after a catastrophic isolated-vm error: the process must be restarted. */
@@ -30,9 +36,21 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
           settings.onCatastrophicError?.(message)
         }
 
-  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+  const register: RegisterStopper = (stop) => {
+    active.add(stop)
+    return () => active.delete(stop)
+  }
+
+  const refusal = (): Refusal | undefined => {
     if (disposed) return unavailable('this ivm backend was disposed; create a new one')
     if (broken !== undefined) return crashed(broken)
+    return undefined
+  }
+
+  /** A prepared isolate with `memoryMb`, from the pool (see IsolatePool for single runs and sessions). */
+  async function acquire(memoryMb: number, forSession: boolean): Promise<Acquired> {
+    const refused = refusal()
+    if (refused !== undefined) return refused
     const unfit = missingNoNodeSnapshot(currentProcess())
     if (unfit !== undefined) return unavailable(unfit)
     const engine = await load()
@@ -41,24 +59,49 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     pool ??= new IsolatePool({
       size: settings.poolSize,
       idleMs: settings.poolIdleMs,
-      create: (memoryMb) => createGuestVm(engine.ivm, memoryMb, onCatastrophicError),
+      create: (size) => createGuestVm(engine.ivm, size, onCatastrophicError),
     })
     let vm: GuestVm
     try {
-      vm = await pool.take(request.limits.memoryMb)
+      vm = await (forSession ? pool.takeIfFits(memoryMb) : pool.take(memoryMb))
     } catch (error) {
+      // MEMORY_LIMIT when memoryMb cannot even hold the guest runtime.
+      const failure = engineFailure(error, memoryMb)
+      if (failure.code === 'MEMORY_LIMIT') return { ok: false, error: failure }
       const message = error instanceof Error ? error.message : String(error)
       return { ok: false, error: { code: 'BACKEND_CRASHED', message: `isolated-vm could not create an isolate: ${message}` } }
     }
-    if (disposed) {
+    const late = refusal()
+    if (late !== undefined) {
       vm.dispose()
-      return unavailable('this ivm backend was disposed; create a new one')
+      return late
     }
+    return { ok: true, vm }
+  }
+
+  /** A single run: a one-run session whose isolate is disposed however the run ends. */
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    const acquired = await acquire(request.limits.memoryMb, false)
+    if (!acquired.ok) return acquired
     try {
-      return await runInVm(vm, request, active)
+      return await runInVm(acquired.vm, request, register, { keep: false })
     } finally {
-      pool.runEnded()
+      acquired.vm.dispose()
+      pool?.runEnded()
     }
+  }
+
+  async function openSession({ memoryMb }: { memoryMb: number }): Promise<BackendSession> {
+    const acquired = await acquire(memoryMb, true)
+    if (!acquired.ok) throw new SandboxError(acquired.error.code, acquired.error.message)
+    const session = createIvmSession(acquired.vm, {
+      register,
+      refusal,
+      runEnded: () => pool?.runEnded(),
+      forget: (ended) => sessions.delete(ended),
+    })
+    sessions.add(session)
+    return session
   }
 
   return {
@@ -66,19 +109,21 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     name: 'ivm',
     capabilities: IVM_CAPABILITIES,
     execute,
+    openSession,
     async dispose() {
       disposed = true
       pool?.dispose()
       for (const stop of [...active]) stop({ code: 'ABORTED', message: 'the ivm backend was disposed' })
+      await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
 }
 
-function crashed(cause: string): ExecuteOutcome {
+function crashed(cause: string): Refusal {
   const message = `isolated-vm reported a catastrophic error earlier (${cause}); restart the process to run code again`
   return { ok: false, error: { code: 'BACKEND_CRASHED', message } }
 }
 
-function unavailable(message: string): ExecuteOutcome {
+function unavailable(message: string): Refusal {
   return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message } }
 }

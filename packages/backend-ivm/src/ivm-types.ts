@@ -40,7 +40,8 @@ export interface IvmScript {
 export interface IvmReference {
   getSync(property: string | number, options: { reference: true }): IvmReference
   apply(receiver: undefined, args: readonly unknown[]): Promise<unknown>
-  derefInto(): unknown
+  /** A value that, passed into the isolate, is the referenced value there. */
+  derefInto(options?: { release?: boolean }): unknown
   release(): void
 }
 

@@ -2,7 +2,8 @@
  * A host that ends abruptly (an uncaught exception, process.exit) right after a run must
  * still exit. A guest thread parked on a synchronous callback into the host used to
  * deadlock isolated-vm's exit handler: a tool-call flood stopped by maxToolCalls left the
- * process hanging forever. Runs the built package in a child process (`pnpm build` first).
+ * process hanging forever. The same holds with sessions open (idle, or a run awaiting a tool).
+ * Runs the built package in a child process (`pnpm build` first).
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
@@ -21,13 +22,27 @@ const STOPS: Record<string, [guest: string, options: string, expected: string]> 
   'a tool that never answers': ['await host.never()', '{ timeoutMs: 200 }', 'TIMEOUT'],
 }
 
-function runHost(guest: string, options: string, ending: string): Promise<{ out: string; code: number | null; ms: number }> {
+/**
+ * In session mode the stopped run is a session's (after a run that used a tool), and the host
+ * also leaves an idle session and a session whose run awaits a tool open when it ends.
+ */
+function runHost(guest: string, options: string, ending: string, sessions = false): Promise<{ out: string; code: number | null; ms: number }> {
+  const run = sessions
+    ? `
+const session = await sandbox.createSession({ tools })
+await session.run('const first = await host.echo(1)')
+const idle = await sandbox.createSession({ tools })
+await idle.run('let kept = await host.echo(2)')
+const waiting = await sandbox.createSession({ tools, timeoutMs: 60000 })
+void waiting.run('await host.never()')
+const r = await session.run(${JSON.stringify(guest)}, ${options})`
+    : `const r = await sandbox.run(${JSON.stringify(guest)}, { ...${options}, tools })`
   const source = `
 import { createSandbox } from ${JSON.stringify(coreDist)}
 import { createIvmBackend } from ${JSON.stringify(dist)}
 const sandbox = createSandbox(createIvmBackend())
 const tools = { 'host.echo': { execute: (i) => i }, 'host.never': { execute: () => new Promise(() => {}) } }
-const r = await sandbox.run(${JSON.stringify(guest)}, { ...${options}, tools })
+${run}
 console.log('CODE ' + (r.ok ? 'ok' : r.error.code))
 ${ending}
 `
@@ -44,13 +59,16 @@ ${ending}
   })
 }
 
-for (const [stopName, [guest, options, expected]] of Object.entries(STOPS)) {
-  for (const [endingName, ending] of Object.entries(ENDINGS)) {
-    test(`the host exits on ${endingName} after ${stopName}`, async () => {
-      const { out, code } = await runHost(guest, options, ending)
-      expect(out).toContain(`CODE ${expected}`)
-      // Killed by the test's 15 s guard means it hung: code is null then.
-      expect(code).toBe(endingName === 'process.exit()' ? 3 : 1)
-    }, 20_000)
+for (const sessions of [false, true]) {
+  for (const [stopName, [guest, options, expected]] of Object.entries(STOPS)) {
+    for (const [endingName, ending] of Object.entries(ENDINGS)) {
+      const where = sessions ? ' in a session, with other sessions open' : ''
+      test(`the host exits on ${endingName} after ${stopName}${where}`, async () => {
+        const { out, code } = await runHost(guest, options, ending, sessions)
+        expect(out).toContain(`CODE ${expected}`)
+        // Killed by the test's 15 s guard means it hung: code is null then.
+        expect(code).toBe(endingName === 'process.exit()' ? 3 : 1)
+      }, 20_000)
+    }
   }
 }

@@ -68,6 +68,21 @@ describe('IsolatePool', () => {
     pool.dispose()
   })
 
+  test('takeIfFits (sessions) uses the pool at its size and leaves it alone at another', async () => {
+    const { made, create } = fakeFactory()
+    const pool = new IsolatePool({ size: 2, idleMs: 60_000, create })
+    await pool.takeIfFits(32) // no size yet: the session sets it
+    await tick()
+    expect(pool.size).toBe(2)
+    const other = await pool.takeIfFits(64)
+    expect(other.memoryMb).toBe(64)
+    expect(pool.size).toBe(2)
+    expect(made.filter((m) => m.disposed)).toHaveLength(0)
+    await pool.takeIfFits(32)
+    expect(pool.size).toBe(1)
+    pool.dispose()
+  })
+
   test('size 0 creates on demand and keeps nothing', async () => {
     const { made, create } = fakeFactory()
     const pool = new IsolatePool({ size: 0, idleMs: 30, create })
