@@ -9,9 +9,9 @@ interface Pending {
 
 /**
  * Keeps up to `size` fresh engines ready, so a run does not pay for instantiating WASM and
- * evaluating the guest runtime (several ms) on its critical path. An engine serves one run
- * only and is never returned to the pool. Engines are made for one memory cap: when runs ask
- * for another cap, the pooled ones are dropped and the pool refills for the new one.
+ * evaluating the guest runtime (several ms) on its critical path. An engine serves one run or
+ * one session, and is never returned to the pool. Engines are made for one memory cap: when
+ * runs ask for another cap, the pooled ones are dropped and the pool refills for the new one.
  */
 export class EnginePool {
   private ready: Pending[] = []

@@ -10,7 +10,7 @@ export const RUNTIME_FILENAME = 'cordon-runtime'
  * Everything a run needs that does not depend on the run: a WASM instance of its own, a
  * runtime and a context in it, and GUEST_RUNTIME_SOURCE evaluated to its factory function
  * (not yet called, so no host function is reachable and no global has changed). Prepared
- * ahead of time by the pool, used by exactly one run, then thrown away.
+ * ahead of time by the pool, used by exactly one run or one session, then thrown away.
  */
 export interface FreshEngine {
   readonly guard: MemoryGuard
@@ -49,6 +49,11 @@ async function prepare(engine: Engine, guard: MemoryGuard, maxStackSizeBytes: nu
     throw new Error(`the guest runtime failed to evaluate in QuickJS: ${JSON.stringify(detail)}`)
   }
   return { guard, module, runtime, context, runtimeFactory: result.value, heapStartBytes: engine.heapStartBytes }
+}
+
+/** Bytes of guest heap: the linear memory's high-water mark above QuickJS's static area. */
+export function heapBytesOf(engine: FreshEngine): number {
+  return Math.max(0, engine.guard.byteLength - engine.heapStartBytes)
 }
 
 /**

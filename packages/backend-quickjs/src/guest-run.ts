@@ -10,43 +10,47 @@ import {
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { EngineGate } from './engine-gate.js'
 import { describeError, isHostStackOverflow, isInterrupted, isOutOfMemory, readThrown, syntaxError, type ThrownInfo } from './engine-failure.js'
-import { releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
-import { newHostObject } from './host-functions.js'
+import { heapBytesOf } from './fresh-engine.js'
+import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
 
 const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
 
-/** Runs one request on a fresh engine, which it consumes. Resolves, never rejects for guest behaviour. */
-export function runGuest(engine: FreshEngine, request: ExecuteRequest, onDisposeError?: (error: unknown) => void): Promise<ExecuteOutcome> {
-  return new GuestRun(engine, request, onDisposeError).execute()
-}
+/** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
+const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
 
-class GuestRun {
+/**
+ * One program on an engine: install, compile, start, then tool results, timers and promise jobs
+ * until the guest reports its result or a limit ends the run. Resolves, never rejects for guest
+ * behaviour. Frees nothing of the engine: its owner (SessionEngine) decides whether it is kept.
+ */
+export class GuestRun implements RunHooks {
   private readonly host: GuestHost
   private readonly gate: EngineGate
   private reason: EndReason | undefined
   /** The error to report for `crash` and `error`. */
   private error: RunError | undefined
   private done: GuestDone | undefined
-  /** Time spent in host functions (tools, logging) while inside an engine call: not the guest's CPU. */
   private hostMs = 0
-  private readonly handles: QuickJSHandle[] = []
+  /** The interrupt handler stopped guest code: the engine's state is whatever that code left. */
+  private interrupted = false
   private wake: () => void = () => {}
 
+  /** `keepEngine`: a session run, whose engine outlives it (see shouldInterrupt). */
   constructor(
-    private readonly engine: FreshEngine,
+    private readonly engine: RunEngine,
     private readonly request: ExecuteRequest,
-    private readonly onDisposeError: ((error: unknown) => void) | undefined,
+    private readonly keepEngine: boolean,
   ) {
     this.host = createGuestHost(request)
-    this.gate = new EngineGate(engine.runtime, {
+    this.gate = new EngineGate(engine.fresh.runtime, {
       isOpen: () => this.reason === undefined,
       onHostException: (error) => this.onHostException(error),
       onJobError: (error) => this.onThrown(error),
     })
   }
 
-  async execute(): Promise<ExecuteOutcome> {
+  async execute(): Promise<RunEnd> {
     const { request } = this
     const ended = new Promise<void>((resolve) => {
       this.wake = resolve
@@ -63,47 +67,73 @@ class GuestRun {
       clearTimeout(timer)
       request.signal.removeEventListener('abort', onAbort)
       this.host.close()
-      this.release()
+      this.engine.hostSwitch.attach(undefined)
     }
-    return this.outcome()
+    const { guard } = this.engine.fresh
+    const reusable = this.keepEngine && this.reason !== undefined && ENDED_BY_ITSELF.has(this.reason) && !this.interrupted && !this.gate.broken && !guard.exceeded
+    return { outcome: this.outcome(), reusable, broken: this.gate.broken }
   }
 
-  /** Steps 2–4 of the guest protocol: build the runtime, install, compile, start. */
+  /** Ends the run from outside (its session is being disposed); the guest stops at the next interrupt check. */
+  stop(): void {
+    this.end('disposed')
+  }
+
+  shouldInterrupt(): boolean {
+    if (this.reason === undefined) {
+      const limit = this.limitReached()
+      if (limit === undefined) return false
+      this.end(limit)
+    } else if (this.keepEngine && ENDED_BY_ITSELF.has(this.reason) && this.limitReached() === undefined) {
+      // A session run that ended by itself: the engine call in progress (the rest of a batch of
+      // promise jobs) completes rather than stopping half-way through guest code the session keeps.
+      return false
+    }
+    this.interrupted = true
+    return true
+  }
+
+  onHostFault(error: unknown): void {
+    this.crash('a host function failed', error)
+  }
+
+  onHostTime(ms: number): void {
+    this.hostMs += ms
+  }
+
+  /** Steps 3–5 of the guest protocol (the runtime itself was made with the engine): install, compile, start. */
   private boot(): void {
-    const { context, runtime, runtimeFactory } = this.engine
-    runtime.setInterruptHandler(() => this.shouldInterrupt())
+    const { fresh, guest, hostSwitch } = this.engine
+    const { context } = fresh
+    // Promise jobs the session's last run left queued run first. The guest runtime had finished
+    // that run, so they reach no host; they count against this run's deadline and memory.
+    if (fresh.runtime.hasPendingJob()) this.gate.run(() => {})
     this.gate.run(() => {
-      const hostObject = newHostObject(context, this.hostFunctions(), {
-        fault: (error) => this.crash('a host function failed', error),
-        spent: (ms) => (this.hostMs += ms),
-      })
-      const made = this.value(context.callFunction(runtimeFactory, context.undefined, hostObject))
-      hostObject.dispose()
-      if (made === undefined) return
-      const guestRuntime = this.keep(made)
-      const method = (name: string): QuickJSHandle => this.keep(context.getProp(guestRuntime, name))
-      const [install, start, settle, fire] = [method('install'), method('start'), method('settle'), method('fire')]
-      const call = (fn: QuickJSHandle, ...args: QuickJSHandle[]): boolean => {
-        const result = this.value(context.callFunction(fn, guestRuntime, ...args))
-        for (const arg of args) if (arg.alive) arg.dispose()
-        result?.dispose()
-        return result !== undefined
-      }
-      if (!call(install, context.newString(this.request.setup))) return
+      // Only `functions` is read by the switch: the run's own checks in front of this run's host.
+      hostSwitch.attach({ ...this.host, functions: this.hostFunctions() })
+      if (!this.call(guest.install, context.newString(this.request.setup))) return
       const main = this.compile()
       if (main === undefined) return
       this.host.connect({
         settle: (id, ok, payload) =>
-          this.gate.enqueue(() => void call(settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))),
-        fire: (id) => this.gate.enqueue(() => void call(fire, context.newNumber(id))),
+          this.gate.enqueue(() => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))),
+        fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
       })
-      call(start, main)
+      this.call(guest.start, main)
     })
+  }
+
+  /** Calls a guest runtime method, then frees its arguments and result. False when it threw. */
+  private call(method: QuickJSHandle, ...args: QuickJSHandle[]): boolean {
+    const result = this.value(this.engine.fresh.context.callFunction(method, this.engine.guest.self, ...args))
+    for (const arg of args) if (arg.alive) arg.dispose()
+    result?.dispose()
+    return result !== undefined
   }
 
   /** Compiles the script to the guest's async main function; a failure ends the run. */
   private compile(): QuickJSHandle | undefined {
-    const { context } = this.engine
+    const { context } = this.engine.fresh
     const result = context.evalCode(this.request.script, this.request.filename, { type: 'global' })
     if (!result.error) return result.value
     const info = readThrown(context, result.error)
@@ -132,17 +162,15 @@ class GuestRun {
 
   /** Whether the guest still has a say; a failed allocation ends it (even if the guest caught it). */
   private open(): boolean {
-    if (this.engine.guard.exceeded) this.end('memory')
+    if (this.engine.fresh.guard.exceeded) this.end('memory')
     return this.reason === undefined
   }
 
-  /** Called by QuickJS every few thousand operations; true stops the guest uncatchably. */
-  private shouldInterrupt(): boolean {
-    if (this.reason !== undefined) return true
-    if (this.engine.guard.exceeded) this.end('memory')
-    else if (Date.now() >= this.request.deadline) this.end('deadline')
-    else if (this.request.signal.aborted) this.end('aborted')
-    return this.reason !== undefined
+  private limitReached(): EndReason | undefined {
+    if (this.engine.fresh.guard.exceeded) return 'memory'
+    if (Date.now() >= this.request.deadline) return 'deadline'
+    if (this.request.signal.aborted) return 'aborted'
+    return undefined
   }
 
   private end(reason: EndReason, error?: RunError): void {
@@ -156,11 +184,6 @@ class GuestRun {
     this.end('crash', { code: 'BACKEND_CRASHED', message: `QuickJS backend: ${what}: ${describeError(cause)}` })
   }
 
-  private keep(handle: QuickJSHandle): QuickJSHandle {
-    this.handles.push(handle)
-    return handle
-  }
-
   /** The value of an engine call, or undefined after recording why it threw. */
   private value(result: ReturnType<QuickJSContext['callFunction']>): QuickJSHandle | undefined {
     if (!result.error) return result.value
@@ -170,37 +193,21 @@ class GuestRun {
   }
 
   private onThrown(handle: QuickJSHandle): void {
-    this.classify(readThrown(this.engine.context, handle))
+    this.classify(readThrown(this.engine.fresh.context, handle))
   }
 
   /** An exception that escaped the guest runtime (which catches everything the guest throws). */
   private classify(info: ThrownInfo): void {
     if (this.reason !== undefined) return
-    if (this.engine.guard.exceeded || isOutOfMemory(info)) this.end('memory')
+    if (this.engine.fresh.guard.exceeded || isOutOfMemory(info)) this.end('memory')
     else if (isInterrupted(info)) this.end(Date.now() >= this.request.deadline ? 'deadline' : 'aborted')
     else this.end('error', { code: 'RUNTIME_ERROR', name: info.name ?? 'Error', message: info.message, stack: info.stack })
   }
 
   private onHostException(error: unknown): void {
-    if (this.engine.guard.exceeded) this.end('memory')
+    if (this.engine.fresh.guard.exceeded) this.end('memory')
     else if (isHostStackOverflow(error)) this.end('stack')
     else this.crash('the engine failed', error)
-  }
-
-  /**
-   * Frees what the run created, then the engine; QuickJS asserts there that no object is left,
-   * which catches a handle this backend forgot. Skipped when a host exception unwound WASM frames
-   * mid-call: QuickJS's state is then inconsistent, so the instance is dropped whole.
-   */
-  private release(): void {
-    if (this.gate.broken) return
-    try {
-      for (const handle of this.handles) if (handle.alive) handle.dispose()
-      this.engine.runtime.removeInterruptHandler()
-      releaseFreshEngine(this.engine)
-    } catch (error) {
-      this.onDisposeError?.(error)
-    }
   }
 
   private outcome(): ExecuteOutcome {
@@ -211,7 +218,7 @@ class GuestRun {
       request: this.request,
       stats: {
         cpuMs: Math.max(0, this.gate.cpuMs - this.hostMs),
-        heapBytes: Math.max(0, this.engine.guard.byteLength - this.engine.heapStartBytes),
+        heapBytes: heapBytesOf(this.engine.fresh),
       },
     })
   }

@@ -1,15 +1,16 @@
-import { SandboxError, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core'
+import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend, type SessionRequest } from '@cordon/core'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { engineLoader, type Engine } from './engine-loader.js'
 import { EnginePool } from './engine-pool.js'
 import { createFreshEngine, type FreshEngine } from './fresh-engine.js'
-import { runGuest } from './guest-run.js'
 import { resolveOptions, type QuickJSBackendOptions } from './options.js'
+import { SessionEngine } from './session-engine.js'
 
 /**
  * A backend that runs each guest in QuickJS compiled to WebAssembly, in a WASM instance of its
- * own whose memory is capped at `memoryMb`. Nothing is loaded until the first run.
+ * own whose memory is capped at `memoryMb`: one instance per run, or per session. Nothing is
+ * loaded until the first run.
  */
 export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBackend {
   const settings = resolveOptions(options)
@@ -18,25 +19,40 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
   const pool = new EnginePool(settings.poolSize, async (capPages) =>
     createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes),
   )
+  const sessions = new Set<SessionEngine>()
 
-  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    if (request.signal.aborted) return notStarted(request)
+  /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */
+  async function open(memoryMb: number, keepEngine: boolean): Promise<SessionEngine> {
     try {
       engine ??= await loadEngine()
     } catch (error) {
-      return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: unavailableMessage(error) } }
+      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE' ? error : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
     }
     let fresh: FreshEngine
     try {
-      fresh = await pool.take(engine.capPagesFor(request.limits.memoryMb))
+      fresh = await pool.take(engine.capPagesFor(memoryMb))
     } catch (error) {
-      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE') {
-        return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: unavailableMessage(error) } }
-      }
-      if (SandboxError.isInstance(error) && error.code === 'MEMORY_LIMIT') return { ok: false, error: { code: 'MEMORY_LIMIT', message: error.message } }
+      if (SandboxError.isInstance(error) && (error.code === 'BACKEND_UNAVAILABLE' || error.code === 'MEMORY_LIMIT')) throw error
+      throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
+    }
+    if (!keepEngine) return SessionEngine.open(fresh, { keepEngine, onDisposeError: settings.onDisposeError })
+    const session = SessionEngine.open(fresh, { keepEngine, onDisposeError: settings.onDisposeError, onRelease: () => sessions.delete(session) })
+    sessions.add(session)
+    return session
+  }
+
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    if (request.signal.aborted) return notStarted(request)
+    let once: SessionEngine
+    try {
+      once = await open(request.limits.memoryMb, false)
+    } catch (error) {
+      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE') return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
+      if (SandboxError.isInstance(error)) return { ok: false, error: { code: error.code, message: error.message } }
       return { ok: false, error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` } }
     }
-    return runGuest(fresh, request, settings.onDisposeError)
+    // A one-off run lets its engine go when it ends, however it ends.
+    return once.execute(request)
   }
 
   return {
@@ -44,8 +60,10 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     name: 'quickjs',
     capabilities: QUICKJS_CAPABILITIES,
     execute,
+    openSession: (request: SessionRequest): Promise<BackendSession> => open(request.memoryMb, true),
     async dispose() {
       pool.close()
+      await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
 }

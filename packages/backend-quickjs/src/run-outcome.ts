@@ -1,7 +1,7 @@
 import { isSandboxError, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone, type RunError } from '@cordon/core'
 
 /** Why a run ended; the first reason the backend learns wins. */
-export type EndReason = 'finished' | 'deadline' | 'aborted' | 'memory' | 'stack' | 'crash' | 'error'
+export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'
 
 export interface EndState {
   reason: EndReason | undefined
@@ -25,6 +25,8 @@ export function runOutcome(state: EndState): ExecuteOutcome {
       return fail({ code: 'TIMEOUT', message: 'the run did not finish before its deadline' })
     case 'aborted':
       return fail(abortError(request.signal.reason))
+    case 'disposed':
+      return fail({ code: 'ABORTED', message: 'the session was disposed during the run' })
     case 'stack':
       // What V8 reports; here the guest cannot catch it, as the host's own stack ran out.
       return fail({ code: 'RUNTIME_ERROR', name: 'RangeError', message: 'Maximum call stack size exceeded' })

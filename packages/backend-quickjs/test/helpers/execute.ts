@@ -22,12 +22,15 @@ export interface DirectRun {
   elapsedMs: number
 }
 
+/** A backend, or one of its sessions: whatever runs an ExecuteRequest. */
+export type Executor = Pick<SandboxBackend, 'execute'>
+
 /**
- * Drives `backend.execute` without @cordon/core's sandbox, so a test sees exactly what the
- * backend reports (core would, e.g., replace the error of a run its own deadline stopped).
+ * Drives `backend.execute` (or a session's) without @cordon/core's sandbox, so a test sees exactly
+ * what the backend reports (core would, e.g., replace the error of a run its own deadline stopped).
  * `body` is the inside of the guest's async main function, in script coordinates from line 2.
  */
-export async function executeDirect(backend: SandboxBackend, body: string, options: DirectOptions = {}): Promise<DirectRun> {
+export async function executeDirect(backend: Executor, body: string, options: DirectOptions = {}): Promise<DirectRun> {
   const { tools = {}, syncTools = {}, signal, ...limitOptions } = options
   const limits = resolveLimits(limitOptions)
   const descriptors = [

@@ -1,0 +1,34 @@
+import type { GuestHostFunctions } from '@cordon/core'
+import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import { newHostObject, type HostCallHooks } from './host-functions.js'
+
+/** The guest runtime made in one engine, as the host holds it. No handle here is reachable by guest code. */
+export interface GuestRuntimeHandles {
+  /** The runtime object, `this` for its methods. */
+  readonly self: QuickJSHandle
+  readonly install: QuickJSHandle
+  readonly start: QuickJSHandle
+  readonly settle: QuickJSHandle
+  readonly fire: QuickJSHandle
+}
+
+export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: QuickJSHandle }
+
+/**
+ * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the five
+ * host functions (which then live only in the runtime's closure). A thrown handle is returned for
+ * the caller to read and dispose. A host exception propagates: the instance is then unusable.
+ */
+export function makeGuestRuntime(context: QuickJSContext, factory: QuickJSHandle, functions: GuestHostFunctions, hooks: HostCallHooks): MadeRuntime {
+  const hostObject = newHostObject(context, functions, hooks)
+  const made = context.callFunction(factory, context.undefined, hostObject)
+  hostObject.dispose()
+  if (made.error) return { ok: false, error: made.error }
+  const self = made.value
+  const method = (name: string): QuickJSHandle => context.getProp(self, name)
+  return { ok: true, handles: { self, install: method('install'), start: method('start'), settle: method('settle'), fire: method('fire') } }
+}
+
+export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
+  for (const handle of [handles.fire, handles.settle, handles.start, handles.install, handles.self]) if (handle.alive) handle.dispose()
+}

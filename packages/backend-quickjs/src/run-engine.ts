@@ -1,0 +1,29 @@
+import type { ExecuteOutcome, HostSwitch } from '@cordon/core'
+import type { FreshEngine } from './fresh-engine.js'
+import type { GuestRuntimeHandles } from './guest-runtime.js'
+
+/** An engine whose guest runtime is made: what a run drives. */
+export interface RunEngine {
+  readonly fresh: FreshEngine
+  readonly guest: GuestRuntimeHandles
+  /** The host functions the guest runtime was made with; each run attaches its own host. */
+  readonly hostSwitch: HostSwitch
+}
+
+/** What the engine's callbacks (interrupt handler, host-function hooks) ask of the run in progress. */
+export interface RunHooks {
+  /** Called by QuickJS every few thousand operations; true stops the guest uncatchably. */
+  shouldInterrupt(): boolean
+  /** A host function failed for a reason that is not the guest's. */
+  onHostFault(error: unknown): void
+  /** Time spent in a host function while inside an engine call: not the guest's CPU. */
+  onHostTime(ms: number): void
+}
+
+export interface RunEnd {
+  outcome: ExecuteOutcome
+  /** The run ended by itself, with no guest code cut off: the engine may serve the next run of a session. */
+  reusable: boolean
+  /** A host exception unwound WASM frames: QuickJS's C state is inconsistent, drop the instance whole. */
+  broken: boolean
+}

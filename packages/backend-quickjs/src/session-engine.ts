@@ -1,0 +1,141 @@
+import { SandboxError, createHostSwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
+import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
+import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'
+import { GuestRun } from './guest-run.js'
+import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
+
+export interface SessionEngineOptions {
+  /** A session keeps the engine from run to run; a one-off run lets it go after its run. */
+  keepEngine: boolean
+  onDisposeError: ((error: unknown) => void) | undefined
+  /** Called once, when an opened engine is let go. */
+  onRelease?: () => void
+}
+
+/** Where the engine's callbacks go: the run in progress, or nowhere between runs. */
+interface RunRouter {
+  current: RunHooks | undefined
+}
+
+/**
+ * A fresh engine with its guest runtime made once, serving runs one at a time: a session, or a
+ * one-off run (open, run once, let go). After a run stopped from outside (abort, deadline,
+ * memory, a broken engine) the guest may be half-way through its code, so the engine is let go
+ * and `alive` turns false; a run that ended by itself keeps it for the next one.
+ */
+export class SessionEngine implements BackendSession {
+  private running: { run: GuestRun; settled: Promise<void> } | undefined
+  private disposed = false
+  private released = false
+  /** A host exception unwound WASM frames: the instance is dropped whole, never freed piece by piece. */
+  private broken = false
+
+  /** Makes the guest runtime in `fresh`. Throws a SandboxError (MEMORY_LIMIT, BACKEND_CRASHED). */
+  static open(fresh: FreshEngine, options: SessionEngineOptions): SessionEngine {
+    const hostSwitch = createHostSwitch()
+    const router: RunRouter = { current: undefined }
+    fresh.runtime.setInterruptHandler(() => router.current?.shouldInterrupt() ?? false)
+    let made: MadeRuntime
+    let thrown: ThrownInfo | undefined
+    try {
+      made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, hostSwitch.functions, {
+        fault: (error) => router.current?.onHostFault(error),
+        spent: (ms) => router.current?.onHostTime(ms),
+      })
+      if (!made.ok) {
+        thrown = readThrown(fresh.context, made.error)
+        made.error.dispose()
+      }
+    } catch (error) {
+      // A host exception unwound WASM frames: nothing in this instance may be entered again.
+      throw startFailure(fresh, error, undefined)
+    }
+    if (!made.ok) {
+      const failure = startFailure(fresh, undefined, thrown)
+      releaseEngine(fresh, options.onDisposeError)
+      throw failure
+    }
+    return new SessionEngine({ fresh, guest: made.handles, hostSwitch }, router, options)
+  }
+
+  private constructor(
+    private readonly engine: RunEngine,
+    private readonly router: RunRouter,
+    private readonly options: SessionEngineOptions,
+  ) {}
+
+  get alive(): boolean {
+    return !this.disposed && !this.released
+  }
+
+  async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    if (!this.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the session has no engine any more' } }
+    if (this.running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'QuickJS backend: a session runs one program at a time' } }
+    const run = new GuestRun(this.engine, request, this.options.keepEngine)
+    let settle!: () => void
+    this.running = { run, settled: new Promise<void>((resolve) => (settle = resolve)) }
+    this.router.current = run
+    let end: RunEnd | undefined
+    try {
+      end = await run.execute()
+    } finally {
+      this.router.current = undefined
+      this.running = undefined
+      if (end?.broken === true) this.broken = true
+      if (end === undefined || !end.reusable || this.disposed) this.release()
+      settle()
+    }
+    return end.outcome
+  }
+
+  /** The guest heap's size now: its high-water mark, since a WASM memory never shrinks. */
+  async memoryUsage(): Promise<number> {
+    return heapBytesOf(this.engine.fresh)
+  }
+
+  /** Lets the engine go; a run in flight ends first (ABORTED), at the guest's next interrupt check. */
+  async dispose(): Promise<void> {
+    this.disposed = true
+    const running = this.running
+    if (running === undefined) return this.release()
+    running.run.stop()
+    await running.settled
+  }
+
+  private release(): void {
+    if (this.released) return
+    this.released = true
+    this.options.onRelease?.()
+    // A broken instance is dropped whole: QuickJS's C state is inconsistent, freeing would fail.
+    if (this.broken) return
+    try {
+      disposeGuestRuntime(this.engine.guest)
+    } catch (error) {
+      this.options.onDisposeError?.(error)
+    }
+    releaseEngine(this.engine.fresh, this.options.onDisposeError)
+  }
+}
+
+/**
+ * Frees the engine; QuickJS asserts there that no object is left, which catches a handle this
+ * backend forgot. The instance is garbage afterwards whether or not that succeeded.
+ */
+function releaseEngine(fresh: FreshEngine, onDisposeError: ((error: unknown) => void) | undefined): void {
+  try {
+    fresh.runtime.removeInterruptHandler()
+    releaseFreshEngine(fresh)
+  } catch (error) {
+    onDisposeError?.(error)
+  }
+}
+
+function startFailure(fresh: FreshEngine, hostError: unknown, thrown: ThrownInfo | undefined): SandboxError {
+  const cause = hostError ?? thrown
+  if (fresh.guard.exceeded || (thrown !== undefined && isOutOfMemory(thrown))) {
+    return new SandboxError('MEMORY_LIMIT', 'memoryMb is too small for QuickJS and the guest runtime themselves', { cause })
+  }
+  const detail = thrown !== undefined ? `${thrown.name ?? 'Error'}: ${thrown.message}` : describeError(hostError)
+  return new SandboxError('BACKEND_CRASHED', `QuickJS backend: the guest runtime failed to start: ${detail}`, { cause })
+}
