@@ -1,4 +1,15 @@
-import { GUEST_RUNTIME_SOURCE, type BackendCapabilities, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core'
+import {
+  GUEST_RUNTIME_SOURCE,
+  SandboxError,
+  type BackendCapabilities,
+  type BackendSession,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type SandboxBackend,
+  type SessionRequest,
+} from '@cordon/core'
+import { ChildSession } from './child-session.js'
+import { ranOutOfMemory } from './exit-outcome.js'
 import { GuestChild } from './guest-child.js'
 import type { InitMessage } from './messages.js'
 import { resolveOptions, type SubprocessBackendOptions } from './options.js'
@@ -36,7 +47,8 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
     heapStats: true,
     // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
     networkIsolation: settings.networkIsolation === 'required',
-    sessions: false,
+    // One child process per session, kept from the first run to the last (child-session.ts).
+    sessions: true,
   })
   let pool: WarmPool | undefined
   let disposed = false
@@ -92,11 +104,28 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
     }
   }
 
+  async function openSession({ memoryMb }: SessionRequest): Promise<BackendSession> {
+    if (disposed) throw new SandboxError('BACKEND_UNAVAILABLE', 'the backend was disposed')
+    const ready = await getPool()
+    if (typeof ready === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', ready)
+    let child: GuestChild
+    try {
+      child = await ready.acquire(memoryMb)
+    } catch (error) {
+      const message = `could not start a child process for the session: ${(error as Error).message}`
+      if (ranOutOfMemory(message)) throw new SandboxError('MEMORY_LIMIT', `memoryMb ${memoryMb} cannot hold a child process: ${message}`)
+      throw new SandboxError('BACKEND_CRASHED', message, { cause: error })
+    }
+    ready.replenish(memoryMb)
+    return new ChildSession(child, settings.memoryCheckMs)
+  }
+
   return {
     specificationVersion: 'v1',
     name: 'subprocess',
     capabilities,
     execute,
+    openSession,
     async dispose() {
       disposed = true
       await pool?.dispose()

@@ -4,8 +4,13 @@ import type { ExecuteOutcome } from '@cordon/core'
 /** V8's and Node's last words when the heap (or one allocation) is too large. */
 const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|Fatal JavaScript invalid size error|Fatal process out of memory|Allocation failed - |invalid table size Allocation failed|Ineffective mark-compacts near heap limit/i
 
+/** Whether a child's last words say it ran out of memory. */
+export function ranOutOfMemory(text: string): boolean {
+  return OUT_OF_MEMORY.test(text)
+}
+
 export function outcomeForExit(code: number | null, signal: NodeJS.Signals | null, stderrTail: string, memoryMb: number): ExecuteOutcome {
-  if (OUT_OF_MEMORY.test(stderrTail)) {
+  if (ranOutOfMemory(stderrTail)) {
     return { ok: false, error: { code: 'MEMORY_LIMIT', message: `the guest ran out of memory (memoryMb ${memoryMb})` } }
   }
   const how = signal !== null ? `was killed by ${signal}` : `exited with code ${code ?? 'unknown'}`

@@ -1,7 +1,9 @@
 /**
  * The host's handle on one child process: spawns it with an empty environment and piped
  * stdio, sends `init`, reads its frames (capped, validated), keeps the tail of its stderr
- * for crash reports, and kills its whole process group.
+ * for crash reports, and kills its whole process group. A frame while no run is attached
+ * (in the pool, or between the runs of a session) breaks the protocol and kills the child,
+ * except the one `usage` reply the host asked for.
  */
 import { spawn, type ChildProcess } from 'node:child_process'
 import path from 'node:path'
@@ -39,6 +41,8 @@ export class GuestChild {
   private stderr = ''
   private readyNow = false
   private exited = false
+  private killed = false
+  private usageQuery: { resolve: (heapBytes: number) => void; reject: (error: Error) => void; timer: NodeJS.Timeout } | undefined
   private exitInfo: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null }
 
   constructor(plan: LaunchPlan, memoryMb: number, init: InitMessage) {
@@ -70,6 +74,10 @@ export class GuestChild {
       frame: (frame) => {
         const message = parseChildMessage(frame)
         if (typeof message === 'string') return this.breach(message)
+        if (message.kind === 'usage') {
+          const query = this.endUsageQuery()
+          return query === undefined ? this.breach('a usage message nobody asked for') : query.resolve(message.heapBytes)
+        }
         if (this.listener !== undefined && this.readyNow) return this.listener.message(message)
         if (message.kind === 'ready' && !this.readyNow) {
           this.readyNow = true
@@ -103,6 +111,7 @@ export class GuestChild {
         clearTimeout(readyTimer)
         this.reader.stop()
         rejectReady(new Error(`the child ended before it was ready${this.describeExit()}`))
+        this.endUsageQuery()?.reject(new Error(`the child ended before it reported its memory${this.describeExit()}`))
         this.listener?.exit(this.exitInfo.code, this.exitInfo.signal)
         this.listener = undefined
         resolve()
@@ -128,8 +137,9 @@ export class GuestChild {
     return this.readyNow && !this.exited
   }
 
+  /** Running and not yet told to die: a killed child is never used again. */
   get alive(): boolean {
-    return !this.exited
+    return !this.exited && !this.killed
   }
 
   get pid(): number | undefined {
@@ -142,8 +152,27 @@ export class GuestChild {
     this.reader.setMaxBodyBytes(frameCapBytes)
   }
 
+  /** Ends the run's routing; until the next `attach`, any frame but a solicited `usage` kills the child. */
   detach(): void {
     this.listener = undefined
+    this.reader.setMaxBodyBytes(STARTUP_FRAME_CAP)
+  }
+
+  /**
+   * Asks a session child between runs for its heap in use. Rejects when the child dies or
+   * does not answer within `timeoutMs` (it is then killed: an idle child has nothing to do).
+   */
+  queryHeap(timeoutMs: number): Promise<number> {
+    if (!this.alive) return Promise.reject(new Error('the child is gone'))
+    if (this.usageQuery !== undefined) return Promise.reject(new Error('a usage query is already pending'))
+    return new Promise<number>((resolve, reject) => {
+      const timer = setTimeout(() => {
+        this.endUsageQuery()?.reject(new Error(`the child did not report its memory within ${timeoutMs} ms and was killed`))
+        this.kill()
+      }, timeoutMs)
+      this.usageQuery = { resolve, reject, timer }
+      this.send(['usage'])
+    })
   }
 
   send(message: readonly unknown[]): void {
@@ -166,6 +195,7 @@ export class GuestChild {
   }
 
   kill(): void {
+    this.killed = true
     if (this.exited) return
     const pid = this.proc.pid
     if (pid !== undefined && process.platform !== 'win32') {
@@ -177,6 +207,13 @@ export class GuestChild {
       }
     }
     this.proc.kill('SIGKILL')
+  }
+
+  private endUsageQuery(): GuestChild['usageQuery'] {
+    const query = this.usageQuery
+    this.usageQuery = undefined
+    if (query !== undefined) clearTimeout(query.timer)
+    return query
   }
 
   private breach(reason: string): void {

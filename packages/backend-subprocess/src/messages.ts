@@ -2,6 +2,11 @@
  * The messages between host and child. Frames are JSON arrays whose first element is
  * the kind. The child side trusts the host; the host side treats every message from the
  * child as hostile and accepts only the exact shapes below (`parseChildMessage`).
+ *
+ * Host → child: `['init', InitMessage]` once; then either one `['run', RunMessage]` (a
+ * one-off child), or `['session']` followed by any number of runs, one after another, each
+ * sent only after the last one's `done` (a session child); `['settle', id, ok, payload]`
+ * during a run; `['usage']` between the runs of a session, answered by `['usage', heapBytes]`.
  */
 import type { LogLevel } from '@cordon/core'
 
@@ -49,6 +54,7 @@ export type ChildMessage =
   | { kind: 'syntax'; name: string; message: string; line: number | undefined; column: number | undefined }
   | { kind: 'limit'; code: 'MEMORY_LIMIT' | 'TIMEOUT'; message: string }
   | { kind: 'fail'; message: string }
+  | { kind: 'usage'; heapBytes: number }
 
 const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
 const DONE_STATUSES: readonly string[] = ['ok', 'error', 'limit']
@@ -91,6 +97,9 @@ export function parseChildMessage(frame: unknown[]): ChildMessage | string {
     case 'fail':
       if (frame.length === 2 && isString(a)) return { kind, message: a.slice(0, MAX_NOTE_CHARS) }
       return 'malformed failure message'
+    case 'usage':
+      if (frame.length === 2 && isAmount(a)) return { kind, heapBytes: a }
+      return 'malformed usage message'
     case 'probe':
       return parseProbe(a)
     default:

@@ -1,8 +1,10 @@
 /**
  * Warm children, keyed by `memoryMb` (a child's heap cap is fixed when it starts). Each key
  * keeps up to `size` children started or ready; taking one starts a replacement in the
- * background. A key unused for `idleMs` loses its children. A child serves one run only.
- * Idle children do not keep the host process alive; `dispose` kills every child and waits.
+ * background. A key unused for `idleMs` loses its spare children. A child taken from the
+ * pool serves one run, or one session until it ends; it is never handed out again.
+ * Idle children do not keep the host process alive; `dispose` kills every child the pool
+ * ever started that is still running (spares, runs, sessions) and waits.
  */
 import type { GuestChild } from './guest-child.js'
 

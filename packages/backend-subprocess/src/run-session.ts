@@ -5,7 +5,20 @@
  * child is treated as hostile: only the exact shapes are accepted, tool names must be the
  * run's, call ids must be fresh, and the message count is bounded by the run's limits
  * (an honest child sends at most one message per log entry and tool call, plus `done`).
+ *
+ * The child is killed when the run ends, except in a session when the run ended by itself —
+ * `done` (a value, a thrown error, a guest-side limit) or a syntax error: the guest then sits
+ * between two jobs and its context can serve the next run. Any other end (a stop from
+ * outside, a child-side limit, a violation) kills it. In a session, a guest may keep a tool
+ * function of an earlier run and call it later: a call of a tool granted to an earlier run
+ * but not to this one goes to core, which refuses it (and counts it) as for any backend; a
+ * name the session never granted is still a violation.
  */
+
+export interface SessionRun {
+  /** Tool names granted to earlier runs of the session. */
+  formerTools: ReadonlySet<string>
+}
 import { outcomeFromDone, toolErrorPayload, type ErrorCode, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
@@ -18,7 +31,7 @@ const MESSAGE_SLACK = 8
 /** After a stop, how long the child's pipe may take to close before the run ends anyway. */
 const DRAIN_MS = 250
 
-export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number): Promise<ExecuteOutcome> {
+export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number, session?: SessionRun): Promise<ExecuteOutcome> {
   const { limits } = request
   const toolNames = new Set(request.tools.map((tool) => tool.name))
   const callIds = new Set<number>()
@@ -28,12 +41,12 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
 
   return new Promise<ExecuteOutcome>((resolve) => {
     const cleanups: (() => void)[] = []
-    const finish = (outcome: ExecuteOutcome) => {
+    const finish = (outcome: ExecuteOutcome, endedByItself = false) => {
       if (finished) return
       finished = true
       for (const cleanup of cleanups) cleanup()
       child.detach()
-      child.kill()
+      if (!(session !== undefined && endedByItself)) child.kill()
       resolve(outcome)
     }
     const fail = (code: ErrorCode, message: string) => finish(stopping ?? { ok: false, error: { code, message } })
@@ -72,11 +85,11 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
         case 'done': {
           const outcome = outcomeFromDone(message)
           outcome.stats = { ...outcome.stats, cpuMs: message.cpuMs, heapBytes: message.heapBytes }
-          return finish(outcome)
+          return finish(outcome, true)
         }
         case 'syntax': {
           const { name, message: text, line, column } = message
-          return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message: text, line, column } })
+          return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message: text, line, column } }, true)
         }
         case 'limit':
           return fail(message.code, message.message)
@@ -89,7 +102,7 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
     const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
 
     const call = (id: number, name: string, args: string) => {
-      if (!toolNames.has(name)) return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
+      if (!toolNames.has(name) && session?.formerTools.has(name) !== true) return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
       if (callIds.has(id)) return violation(`tool call id ${id} reused`)
       callIds.add(id)
       request.host.callTool(name, args).then(

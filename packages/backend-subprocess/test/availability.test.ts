@@ -17,7 +17,7 @@ describe('construction and availability', () => {
       cpuTime: true,
       heapStats: true,
       networkIsolation: false,
-      sessions: false,
+      sessions: true,
     })
     expect(createSubprocessBackend({ networkIsolation: 'required' }).capabilities.networkIsolation).toBe(true)
   })

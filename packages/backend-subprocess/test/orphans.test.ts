@@ -31,10 +31,25 @@ describe.runIf(linux)('no orphans', () => {
     expect(gone).toBe(true)
   })
 
+  it('session children die with a host that is SIGKILLed, idle between runs or in a busy loop', async () => {
+    const { pid, below } = await startHost('session-host.mjs', ['wait'])
+    expect(below.length).toBeGreaterThanOrEqual(2)
+    process.kill(pid, 'SIGKILL')
+    expect(await waitFor(() => below.every((child) => !running(child)), 5_000)).toBe(true)
+  })
+
+  it('an open session does not keep its host alive; its child leaves with the host', async () => {
+    const { pid, below } = await startHost('session-host.mjs', ['leave'])
+    expect(below.length).toBeGreaterThanOrEqual(1)
+    expect(await waitFor(() => !running(pid), 5_000)).toBe(true)
+    expect(await waitFor(() => below.every((child) => !running(child)), 5_000)).toBe(true)
+  })
+
   it('without any launch wrapper, idle children leave when stdin closes and busy ones at their deadline', async () => {
     const flag = (await createSubprocessBackend().diagnose()).permissionFlag!
     const { pid, below } = await startHost('bare-host.mjs', [flag])
-    expect(below.length).toBe(2)
+    // Idle, busy, and a session child between two runs.
+    expect(below.length).toBe(3)
     process.kill(pid, 'SIGKILL')
     expect(await waitFor(() => below.every((child) => !running(child)), 4_000)).toBe(true)
   })

@@ -9,6 +9,17 @@
  *   guest-realm functions that close over `dispatch`. Even if one leaked to guest code,
  *   its `constructor` would be the guest realm's Function, not the child's.
  *
+ * Two more guards keep guest code inside timed evaluations:
+ *
+ * - `then` reads its receiver's `constructor` (to find a species): the promise `schedule`
+ *   uses has an own `constructor` of `undefined`, so scheduling never runs a getter or a
+ *   species constructor the guest put on `Promise.prototype`.
+ * - V8 calls a `FinalizationRegistry` cleanup callback from a task of its own, outside any
+ *   job — in a session, possibly while the child waits between runs, where no deadline
+ *   applies. The guest's `FinalizationRegistry` hands V8 a callback of this helper instead,
+ *   which only queues the guest's callback as a job: it runs in the next timed evaluation of
+ *   a run. The engine's own constructor is not reachable from the guest afterwards.
+ *
  * It also gives the guest realm a default `Error.prepareStackTrace` (Node uses a context's
  * own one) that leaves out the frames of the child below the guest (its file paths, Node
  * internals, the runtime), so stacks read like the guest's own code only. A guest may
@@ -20,9 +31,23 @@ export const BRIDGE_SOURCE = `(function () {
   var then = Promise.prototype.then
   var resolved = Promise.resolve()
   var apply = Reflect.apply
+  var construct = Reflect.construct
+  var define = Object.defineProperty
+  define(resolved, 'constructor', { value: undefined })
+  var NativeRegistry = FinalizationRegistry
+  var Registry = function FinalizationRegistry(cleanup) {
+    if (new.target === undefined) throw new TypeError("Constructor FinalizationRegistry requires 'new'")
+    if (typeof cleanup !== 'function') throw new TypeError('FinalizationRegistry: cleanup must be callable')
+    return construct(NativeRegistry, [function (held) {
+      apply(then, resolved, [function () { cleanup(held) }])
+    }], new.target)
+  }
+  define(Registry, 'prototype', { value: NativeRegistry.prototype, writable: false })
+  define(NativeRegistry.prototype, 'constructor', { value: Registry, writable: true, enumerable: false, configurable: true })
+  define(globalThis, 'FinalizationRegistry', { value: Registry, writable: true, enumerable: false, configurable: true })
   var errorToString = Error.prototype.toString
   var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain)\\.js$)/
-  Object.defineProperty(Error, 'prepareStackTrace', {
+  define(Error, 'prepareStackTrace', {
     value: function prepareStackTrace(error, sites) {
       var out
       try { out = apply(errorToString, error, []) } catch (e) { out = 'Error' }

@@ -4,7 +4,9 @@
  *
  * Life of a child: the host sends `init` → the child prepares a fresh guest context and
  * answers `ready` → the host sends `run` (and later `settle`s) → the child reports logs,
- * tool calls and `done` → the host kills it. One run per child, never reused.
+ * tool calls and `done` → the host kills it. One run per child, never reused — unless the
+ * host sent `session` before the first run: then further `run`s (and `usage` queries) may
+ * follow each `done`, in the same guest context, until the host kills the child.
  * The child leaves when its stdin closes or its parent changes (the host died), and never
  * runs guest code past the run's deadline, so it cannot outlive a dead host for long.
  */
@@ -47,6 +49,8 @@ function handle(message: unknown[]): void {
   if (guest === undefined) quit(`${String(kind)} before init`)
   if (kind === 'run') guest.run(a as RunMessage)
   else if (kind === 'settle') guest.settle(a as number, b as boolean, c as string)
+  else if (kind === 'session') guest.keep()
+  else if (kind === 'usage') guest.usage()
   else if (kind === 'probe') void probeReport().then((report) => out.send(['probe', report]))
   else quit(`unknown message ${String(kind)}`)
 }

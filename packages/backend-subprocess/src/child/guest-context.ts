@@ -2,7 +2,9 @@
  * The guest inside the child: a fresh vm context with its own microtask queue, the guest
  * runtime evaluated in it, and the host half of the guest protocol, which turns the
  * runtime's calls into frames for the parent. Prepared before the run (while the child
- * waits in the pool) and used for exactly one run.
+ * waits in the pool) and used for exactly one run — or, once the host switched it to
+ * session mode, for one run after another: the runtime is made once, `install` starts each
+ * run, and the context (the guest's globals) carries over.
  */
 import vm from 'node:vm'
 import type { InitMessage, RunMessage } from '../messages.js'
@@ -48,6 +50,10 @@ const DRAIN_TICK_MS = 10
 export interface PreparedGuest {
   run(job: RunMessage): void
   settle(id: number, ok: boolean, payload: string): void
+  /** Session mode: later runs may follow this one's `done`. Only before the first run. */
+  keep(): void
+  /** Session mode, between runs: reports the child's heap in use. */
+  usage(): void
 }
 
 export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest {
@@ -58,6 +64,7 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   const bridge = vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as Bridge
   const factory = vm.runInContext(init.runtime, context, { filename: RUNTIME_FILENAME }) as (host: unknown) => Runtime
   let state: RunState | undefined
+  let session = false
   const runtime = factory(bridge.wrapHost(dispatch))
 
   function dispatch(kind: string, a: unknown, b: unknown, c: unknown): void {
@@ -132,7 +139,10 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
 
   return {
     run(job) {
-      if (state !== undefined) throw new Error('a prepared guest runs only once')
+      // A one-off guest runs once; a session's runs come one after another, never overlapping.
+      if (state !== undefined && !(session && state.finished)) {
+        throw new Error(session ? 'a run was sent before the last one finished' : 'a prepared guest runs only once')
+      }
       const run: RunState = { job, cpuStart: process.cpuUsage(), timers: new Map(), tick: undefined, finished: false }
       state = run
       try {
@@ -167,6 +177,14 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
       if (state === undefined || state.finished) return
       bridge.schedule(runtime.settle, id, ok, payload)
       drain(state)
+    },
+    keep() {
+      if (state !== undefined || session) throw new Error('session mode was asked for after the first run')
+      session = true
+    },
+    usage() {
+      if (!session || (state !== undefined && !state.finished)) throw new Error('a usage query outside the pause between session runs')
+      out.send(['usage', process.memoryUsage().heapUsed])
     },
   }
 }
