@@ -1,0 +1,81 @@
+// The `cordon` command. This file only wires commander to the commands; each command,
+// formatter and loader lives in its own file.
+import { createRequire } from 'node:module'
+import { Command, CommanderError } from 'commander'
+import { doctorCommand } from './doctor-command.js'
+import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
+import { ignoreClosedPipes } from './output.js'
+import { reportFailure } from './report-failure.js'
+import { replCommand } from './repl-command.js'
+import { runCommand } from './run-command.js'
+import { addSandboxFlags } from './run-options.js'
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+const EXAMPLES = `
+Examples:
+  cordon run program.ts                       run a file (JS or TS, fenced or not)
+  echo '1 + 1' | cordon run -                 run what arrives on stdin
+  cordon run -e 'Math.max(1, 2)' --json       one JSON document on stdout
+  cordon run agent.js --tools ./tools.mjs --globals ./globals.json --timeout 5000
+  cordon doctor                               which backends work here, and why not`
+
+function buildProgram(): Command {
+  const program = new Command('cordon')
+    .description('Run untrusted JavaScript or TypeScript in the strongest sandbox available here.')
+    .version(version, '-v, --version')
+    // Commander exits 1 on its own errors; ours are usage errors (2). See main().
+    .exitOverride()
+    .showSuggestionAfterError()
+    .addHelpText('after', `${EXAMPLES}\n\n${EXIT_CODES_HELP}`)
+
+  addSandboxFlags(
+    program
+      .command('run')
+      .description('run a program and print its value and logs')
+      .argument('[file]', 'the program: a .js/.ts file, markdown with a code fence, or - for stdin')
+      .option('-e, --eval <code>', 'run this code instead of a file')
+      .option('--json', 'print one JSON document (the RunResult plus backend) on stdout, nothing else'),
+  )
+    .addHelpText('after', `\n${EXIT_CODES_HELP}`)
+    .action(async (file: string | undefined, flags) => {
+      process.exitCode = await runCommand(file, flags)
+    })
+
+  program
+    .command('doctor')
+    .description('probe every backend: available or not, why, the fix, capabilities, probe time')
+    .option('--json', 'print the diagnose() report as JSON')
+    .action(async (flags) => {
+      process.exitCode = await doctorCommand(flags)
+    })
+
+  addSandboxFlags(program.command('repl').description('read programs line by line and run each in a fresh sandbox')).action(
+    async (flags) => {
+      process.exitCode = await replCommand(flags)
+    },
+  )
+  return program
+}
+
+async function main(): Promise<void> {
+  ignoreClosedPipes()
+  const program = buildProgram()
+  if (process.argv.length <= 2) {
+    program.outputHelp({ error: true })
+    process.exitCode = EXIT.USAGE
+    return
+  }
+  try {
+    await program.parseAsync(process.argv)
+  } catch (error) {
+    if (error instanceof CommanderError) {
+      // --help and --version exit 0; everything commander refuses is a usage error.
+      process.exitCode = error.exitCode === 0 ? EXIT.OK : EXIT.USAGE
+      return
+    }
+    process.exitCode = reportFailure(error, false)
+  }
+}
+
+await main()

@@ -1,0 +1,70 @@
+import { InvalidArgumentError, Option, type Command } from 'commander'
+import type { Limits } from '@cordon/core'
+import type { CreateSandboxOptions } from '@cordon/select'
+
+/** Flags shared by `cordon run` and `cordon repl`, as commander parses them. */
+export interface SandboxFlags {
+  backend: string
+  prefer?: string[]
+  timeout?: number
+  memory?: number
+  maxOutput?: number
+  maxToolCalls?: number
+  globals?: string
+  tools?: string[]
+  stats?: boolean
+}
+
+export const BACKEND_CHOICES = ['auto', 'subprocess', 'quickjs', 'ivm'] as const
+
+export function addSandboxFlags(command: Command): Command {
+  return command
+    .addOption(
+      new Option('-b, --backend <name>', 'sandbox backend; auto picks the strongest that works here (see cordon doctor)')
+        .choices(BACKEND_CHOICES)
+        .default('auto'),
+    )
+    .option('--prefer <names>', 'with auto: backends to try first, comma-separated (e.g. quickjs,subprocess)', commaList)
+    .option('-t, --timeout <ms>', 'wall-clock limit of the run (timeoutMs, default 30000)', wholeNumber)
+    .option('-m, --memory <mb>', 'guest memory limit (memoryMb, default 128)', wholeNumber)
+    .option('--max-output <bytes>', 'size limit of the serialized value (maxOutputBytes, default 1 MiB)', wholeNumber)
+    .option('--max-tool-calls <n>', 'tool calls allowed (maxToolCalls, default 100)', wholeNumber)
+    .option('-g, --globals <json-file>', 'a JSON object whose keys become global variables')
+    .option('--tools <module>', 'an ES module whose default export (or `tools`) is a ToolSet; repeatable', collect)
+    .option('--stats', 'print the run stats (backend, time, memory, tool calls) on stderr')
+}
+
+/** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */
+export function selectOptionsFrom(flags: SandboxFlags): CreateSandboxOptions {
+  if (flags.backend !== 'auto') return { backend: flags.backend }
+  return flags.prefer ? { prefer: flags.prefer } : {}
+}
+
+/** The limit flags as run options; unset ones fall back to CORDON_* variables, then core's defaults. */
+export function limitsFrom(flags: SandboxFlags): Partial<Limits> {
+  const limits: Partial<Limits> = {}
+  if (flags.timeout !== undefined) limits.timeoutMs = flags.timeout
+  if (flags.memory !== undefined) limits.memoryMb = flags.memory
+  if (flags.maxOutput !== undefined) limits.maxOutputBytes = flags.maxOutput
+  if (flags.maxToolCalls !== undefined) limits.maxToolCalls = flags.maxToolCalls
+  return limits
+}
+
+/** Could this command end up on ivm? Then Node needs --no-node-snapshot. */
+export function mayUseIvm(flags: SandboxFlags, env: NodeJS.ProcessEnv = process.env): boolean {
+  if (flags.backend !== 'auto') return flags.backend === 'ivm'
+  return env.CORDON_BACKEND?.trim().toLowerCase() === 'ivm' || (flags.prefer ?? []).includes('ivm')
+}
+
+function wholeNumber(value: string): number {
+  if (!/^\d[\d_]*$/.test(value)) throw new InvalidArgumentError('expected a whole number.')
+  return Number(value.replace(/_/g, ''))
+}
+
+function commaList(value: string): string[] {
+  return value.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '')
+}
+
+function collect(value: string, previous: string[] = []): string[] {
+  return [...previous, value]
+}
