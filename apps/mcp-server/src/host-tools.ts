@@ -1,0 +1,27 @@
+import type { ToolSet } from '@cordon/core'
+import type { GuestNamespace } from './guest-catalog.js'
+import { toolResultValue } from './tool-result-value.js'
+
+/**
+ * The cordon tool set that forwards each guest call to its upstream. Built once and reused
+ * for every run: core caches its checks and compiled input schemas per tool set object.
+ * `callTimeoutMs` only replaces the SDK's 60 s request timeout; the run's own deadline
+ * aborts the call sooner through the signal.
+ */
+export function hostTools(namespaces: readonly GuestNamespace[], callTimeoutMs: number): ToolSet {
+  const tools: ToolSet = {}
+  for (const namespace of namespaces) {
+    for (const tool of namespace.tools) {
+      const label = `${namespace.name}.${tool.guestName}`
+      tools[label] = {
+        ...(tool.description !== undefined && { description: tool.description }),
+        inputSchema: tool.inputSchema,
+        execute: async (args: unknown, { signal }) => {
+          const result = await namespace.upstream.callTool(tool.upstreamName, args, { signal, timeoutMs: callTimeoutMs })
+          return toolResultValue(result, label)
+        },
+      }
+    }
+  }
+  return tools
+}

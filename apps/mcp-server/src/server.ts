@@ -1,0 +1,126 @@
+// cordon-mcp: an MCP server (stdio) whose run_javascript tool runs a model's program in a
+// cordon sandbox, with the tools of upstream MCP servers as namespaces inside it. This file
+// wires the steps together; each step lives in its own file.
+import { createRequire } from 'node:module'
+import { createSandbox, isSandboxError, type Sandbox } from '@cordon/core'
+import { selectBackend } from '@cordon/select'
+import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
+import { checkTools } from './check-tools.js'
+import { parseInvocation, USAGE, UsageError } from './cli-args.js'
+import { createCodeModeServer } from './code-mode-server.js'
+import { declarationsFor } from './declarations.js'
+import { guestNamespace } from './guest-catalog.js'
+import { hostTools } from './host-tools.js'
+import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from './load-config.js'
+import { log } from './log.js'
+import { onShutdown } from './shutdown.js'
+import { keepConsoleOffStdout } from './stdout-guard.js'
+import { closeUpstreams, startUpstreams } from './start-upstreams.js'
+import { runToolDescription } from './tool-description.js'
+
+const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
+
+const EXIT = { startupFailed: 1, usage: 2 } as const
+
+async function main(): Promise<void> {
+  let invocation
+  try {
+    invocation = parseInvocation(process.argv.slice(2), process.env)
+  } catch (error) {
+    if (!(error instanceof UsageError)) throw error
+    process.stderr.write(`cordon-mcp: ${error.message}\n\n${USAGE}\n`)
+    process.exit(EXIT.usage)
+  }
+  if (invocation.kind === 'help') return void process.stdout.write(`${USAGE}\n`)
+  if (invocation.kind === 'version') return void process.stdout.write(`${version}\n`)
+
+  keepConsoleOffStdout()
+  const shutdown = onShutdown()
+  try {
+    await serve(invocation.configFile, shutdown)
+  } catch (error) {
+    // A bug, or a failure nothing above explains: still stop every process started so far.
+    log(`cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
+    await shutdown.stop(EXIT.startupFailed)
+  }
+}
+
+type Shutdown = ReturnType<typeof onShutdown>
+
+async function serve(configFile: string | undefined, shutdown: Shutdown): Promise<void> {
+  const loaded = await readConfig(configFile)
+  const { config } = loaded
+  const ceilings = ceilingsFrom(config.limits)
+
+  // The sandbox and the upstreams start at the same time: both take a while.
+  const [sandboxOutcome, upstreamsOutcome] = await Promise.allSettled([
+    openSandbox(config.backend, ceilings),
+    startUpstreams(config, { configDirectory: loaded.directory, version }),
+  ])
+  if (sandboxOutcome.status === 'fulfilled') shutdown.add(() => sandboxOutcome.value.dispose())
+  if (upstreamsOutcome.status === 'fulfilled') shutdown.add(() => closeUpstreams(upstreamsOutcome.value.upstreams))
+  if (sandboxOutcome.status === 'rejected') {
+    const what = sandboxOutcome.reason instanceof ConfigError ? 'bad config' : 'no sandbox backend can be used'
+    return startupFailed(shutdown, what, sandboxOutcome.reason)
+  }
+  if (upstreamsOutcome.status === 'rejected') return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
+  const sandbox = sandboxOutcome.value
+  const { upstreams, unavailable } = upstreamsOutcome.value
+
+  const { accepted: namespaces, refused } = await checkTools(sandbox, upstreams.map(guestNamespace))
+  for (const { label, reason } of refused) log(`cordon refused ${label}, it is left out: ${reason}`)
+  const declarations = await declarationsFor(namespaces)
+  const server = createCodeModeServer({
+    version,
+    sandbox,
+    tools: hostTools(namespaces, ceilings.timeoutMs),
+    declarations,
+    description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused }),
+    ceilings,
+    perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
+  })
+  shutdown.add(() => server.close())
+  server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
+  await server.connect(new StdioServerTransport())
+
+  const toolCount = namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)
+  log(
+    `ready (version ${version}, backend ${sandbox.backend.name}, ${toolCount} tools from ${namespaces.length} upstream servers` +
+      `${unavailable.length > 0 ? `, ${unavailable.length} unavailable` : ''}${loaded.file ? `, config ${loaded.file}` : ', no config file'})`,
+  )
+}
+
+async function readConfig(file: string | undefined): Promise<LoadedConfig> {
+  if (file === undefined) return emptyConfig()
+  try {
+    return await loadConfig(file)
+  } catch (error) {
+    if (!(error instanceof ConfigError)) throw error
+    log(error.message)
+    process.exit(EXIT.startupFailed)
+  }
+}
+
+/** The sandbox every run uses: the configured backend (or the strongest that works), the config's limits as defaults. */
+async function openSandbox(backendChoice: string, ceilings: ReturnType<typeof ceilingsFrom>): Promise<Sandbox> {
+  const { backend } = await selectBackend(backendChoice === 'auto' ? {} : { backend: backendChoice })
+  const { memoryMb: _memoryMb, ...others } = ceilings
+  try {
+    return createSandbox(backend, backend.capabilities.memoryLimit ? ceilings : others)
+  } catch (error) {
+    await backend.dispose()
+    // Core checks each limit's range; its message names the limit and the allowed range.
+    if (isSandboxError(error, 'INVALID_OPTIONS')) throw new ConfigError(`the config's "limits" are not valid: ${error.message}`)
+    throw error
+  }
+}
+
+function startupFailed(shutdown: Shutdown, what: string, error: unknown): Promise<never> {
+  const message = error instanceof Error ? error.message : String(error)
+  const fix = isSandboxError(error) && 'fix' in error && typeof error.fix === 'string' ? `\nfix: ${error.fix}` : ''
+  log(`cannot start: ${what}:\n${message}${fix}`)
+  return shutdown.stop(EXIT.startupFailed)
+}
+
+await main()

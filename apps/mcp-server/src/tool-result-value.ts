@@ -1,0 +1,29 @@
+import type { UpstreamCallResult } from './upstream.js'
+
+/**
+ * What the guest's `await ns.tool(args)` resolves to, from an upstream's result:
+ * `structuredContent` when the tool sent it; otherwise its content, where a text block is
+ * parsed as JSON when it is JSON and kept as a string when not, and other blocks (images,
+ * resources) stay as the MCP block objects. One block gives its value, several an array.
+ * An `isError` result throws, so the guest can catch it like any failed call.
+ */
+export function toolResultValue(result: UpstreamCallResult, label: string): unknown {
+  // Servers on the 2024-10-07 protocol answer `{ toolResult }`.
+  if (!('content' in result) || !Array.isArray(result.content)) return 'toolResult' in result ? result.toolResult : undefined
+  if (result.isError === true) {
+    const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim()
+    throw new Error(text === '' ? `${label} failed (the server gave no message)` : text)
+  }
+  if (result.structuredContent !== undefined) return result.structuredContent
+  const values = result.content.map((block) => (block.type === 'text' ? parseIfJson(block.text) : block))
+  if (values.length === 0) return undefined
+  return values.length === 1 ? values[0] : values
+}
+
+function parseIfJson(text: string): unknown {
+  try {
+    return JSON.parse(text)
+  } catch {
+    return text
+  }
+}

@@ -1,0 +1,123 @@
+import { execFileSync, spawn } from 'node:child_process'
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
+import { tmpdir } from 'node:os'
+import path from 'node:path'
+import { fileURLToPath } from 'node:url'
+import { Client } from '@modelcontextprotocol/sdk/client/index.js'
+import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import { afterAll } from 'vitest'
+
+export const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url))
+export const UPSTREAM = fileURLToPath(new URL('./fixtures/upstream-server.mjs', import.meta.url))
+
+/** An upstream entry that starts the fixture server with the node running the tests. */
+export const DEMO_UPSTREAM = { command: process.execPath, args: [UPSTREAM] }
+
+/** A config file in a temporary directory removed after the test file; returns its path. */
+export function writeConfig(config: unknown, fileName = 'config.json'): string {
+  const dir = mkdtempSync(path.join(tmpdir(), 'cordon-mcp-'))
+  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  const file = path.join(dir, fileName)
+  writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2))
+  return file
+}
+
+export interface Connection {
+  client: Client
+  transport: StdioClientTransport
+  /** Everything cordon-mcp (and its upstreams, prefixed) wrote on stderr so far. */
+  stderr(): string
+  /** cordon-mcp's pid. */
+  pid: number
+}
+
+/** Starts `node dist/server.js --config <file>` and connects to it, as an MCP client such as Claude Desktop does. */
+export async function connect(configFile: string): Promise<Connection> {
+  const transport = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--config', configFile], stderr: 'pipe' })
+  let stderr = ''
+  transport.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
+  const client = new Client({ name: 'cordon-mcp-tests', version: '0.0.0' })
+  try {
+    await client.connect(transport)
+  } catch (error) {
+    throw new Error(`could not connect to cordon-mcp: ${(error as Error).message}\nits stderr:\n${stderr}`)
+  }
+  return { client, transport, stderr: () => stderr, pid: transport.pid! }
+}
+
+/** Calls a tool and returns its result with the text blocks. */
+export async function callTool(client: Client, name: string, args: Record<string, unknown>): Promise<CallToolResult & { texts: string[] }> {
+  const result = (await client.callTool({ name, arguments: args })) as CallToolResult
+  return { ...result, texts: result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])) }
+}
+
+export function runJavaScript(client: Client, code: string, limits: Record<string, number> = {}) {
+  return callTool(client, 'run_javascript', { code, ...limits })
+}
+
+/** Resolves once `check()` is true; rejects after `ms`. For things that happen in another process. */
+export async function eventually(check: () => boolean, what: string, ms = 10_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (!check()) {
+    if (Date.now() > deadline) throw new Error(`still waiting after ${ms} ms for ${what}`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+export interface ProcessExit {
+  code: number | null
+  stdout: string
+  stderr: string
+}
+
+/** Runs cordon-mcp with `args` and stdin closed, and waits for it to exit. */
+export function runServer(args: readonly string[], env: Record<string, string> = {}): Promise<ProcessExit> {
+  const child = spawn(process.execPath, [SERVER, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  let stdout = ''
+  let stderr = ''
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
+  child.stdin.end()
+  return new Promise((resolve, reject) => {
+    child.on('error', reject)
+    child.on('close', (code) => resolve({ code, stdout, stderr }))
+  })
+}
+
+export function isAlive(pid: number): boolean {
+  try {
+    process.kill(pid, 0)
+    return true
+  } catch (error) {
+    return (error as NodeJS.ErrnoException).code === 'EPERM'
+  }
+}
+
+/** Resolves once `pid` is gone; rejects after `ms` (a hung exit is a failure, not a slow pass). */
+export async function waitForExit(pid: number, ms = 15_000): Promise<void> {
+  const deadline = Date.now() + ms
+  while (isAlive(pid)) {
+    if (Date.now() > deadline) throw new Error(`process ${pid} is still running after ${ms} ms`)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+  }
+}
+
+/** Every process below `pid` (children, grandchildren, …), from `ps`. */
+export function descendants(pid: number): number[] {
+  const table = execFileSync('ps', ['-A', '-o', 'pid=,ppid='], { encoding: 'utf8' })
+  const children = new Map<number, number[]>()
+  for (const line of table.trim().split('\n')) {
+    const [child, parent] = line.trim().split(/\s+/).map(Number) as [number, number]
+    children.set(parent, [...(children.get(parent) ?? []), child])
+  }
+  const found: number[] = []
+  const queue = [pid]
+  while (queue.length > 0) {
+    for (const child of children.get(queue.shift()!) ?? []) {
+      found.push(child)
+      queue.push(child)
+    }
+  }
+  return found
+}
