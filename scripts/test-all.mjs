@@ -1,7 +1,8 @@
 // Runs every package's tests one package at a time (limit tests measure time, so they
-// must not fight over the two cores), then the native backends' suites on a second Node
-// line and select's runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm), and
-// prints one line totalling every suite.
+// must not fight over the two cores), then the published packages as users install them
+// (scripts/pack-install), the native backends' suites on a second Node line and select's
+// runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm), and prints one line totalling
+// every suite.
 import { spawnSync } from 'node:child_process'
 import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
@@ -12,7 +13,8 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const workspaces = ['packages', 'apps'].flatMap((dir) =>
   existsSync(join(root, dir)) ? readdirSync(join(root, dir)).map((name) => join(root, dir, name)) : [],
 )
-const reportDirs = [root, ...workspaces]
+// examples/ is a workspace of its own (pnpm-workspace.yaml); scripts/pack-install reports into root.
+const reportDirs = [root, ...workspaces, join(root, 'examples')]
 for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
 
 const step = (command) => spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
@@ -21,7 +23,12 @@ const packagesOnly = process.argv.includes('--packages-only')
 const steps = [
   // Types are part of the public API: a type error fails the run like a failing test.
   step(`${pnpmCommand()} exec turbo run typecheck --output-logs=errors-only`),
+  // What npm would publish: publint and arethetypeswrong on every publishable package.
+  step(`${pnpmCommand()} exec turbo run lint:package --output-logs=errors-only`),
   step(`${pnpmCommand()} exec turbo run test --concurrency=1 --continue --output-logs=full`),
+  // Packs every publishable package and installs the tarballs with npm in fresh projects outside
+  // the workspace: READMEs' examples, select, conformance, types, changesets, publish dry run.
+  step(`${pnpmCommand()} run test:pack-install`),
 ]
 if (!packagesOnly) {
   // isolated-vm is a native addon built per Node ABI, and the child's permission flags differ

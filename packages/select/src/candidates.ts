@@ -43,7 +43,7 @@ export const BUILTIN_CANDIDATES: readonly BackendCandidate[] = Object.freeze([
     rank: 3,
     module: '@cordon/backend-ivm',
     factory: 'createIvmBackend',
-    install: 'npm install @cordon/backend-ivm isolated-vm',
+    install: 'npm install @cordon/backend-ivm', // its optional dependencies pick the isolated-vm for this Node
   }),
 ])
 

@@ -1,0 +1,23 @@
+import { fileURLToPath } from 'node:url'
+import { defineConfig } from 'vitest/config'
+import { IvmFirst } from './sequencer.js'
+
+const repo = fileURLToPath(new URL('../..', import.meta.url))
+
+export default defineConfig({
+  test: {
+    root: fileURLToPath(new URL('.', import.meta.url)),
+    include: ['*.test.ts'],
+    globalSetup: ['./global-setup.ts'],
+    // Installs from the npm registry and a native build: minutes, not seconds.
+    testTimeout: 120_000,
+    hookTimeout: 360_000,
+    // Two files at a time: isolated-vm's compile (started first) overlaps the other projects.
+    pool: 'forks',
+    maxWorkers: 2,
+    sequence: { sequencer: IvmFirst },
+    reporters: ['default', 'json'],
+    // The repo's own test-results/ is one of the dirs scripts/test-all.mjs totals.
+    outputFile: { json: `${repo}test-results/pack-install.json` },
+  },
+})
