@@ -13,8 +13,9 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const workspaces = ['packages', 'apps'].flatMap((dir) =>
   existsSync(join(root, dir)) ? readdirSync(join(root, dir)).map((name) => join(root, dir, name)) : [],
 )
-// examples/ is a workspace of its own (pnpm-workspace.yaml); scripts/pack-install reports into root.
-const reportDirs = [root, ...workspaces, join(root, 'examples')]
+// examples/ and tests/cross-backend are workspaces of their own (pnpm-workspace.yaml);
+// scripts/pack-install reports into root.
+const reportDirs = [root, ...workspaces, join(root, 'examples'), join(root, 'tests', 'cross-backend')]
 for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
 
 const step = (command) => spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
