@@ -34,6 +34,20 @@ describe('console formatting', () => {
     ])
   })
 
+  it('sums up huge arrays instead of visiting every index', async () => {
+    // Visiting 2 ** 32 indices one by one would take minutes: the test's timeout would end it.
+    const [sparse, dense, named] = await logsOf(`
+      console.log(new Array(2 ** 32 - 1))
+      console.log(new Array(1e6).fill(0))
+      const a = [1, 2]; a.extra = true; console.log(a)
+    `)
+    expect(sparse).toBe('[ <10000 empty items>, ... 4294957295 more items ]')
+    const lines = dense!.split('\n')
+    expect(lines).toHaveLength(103)
+    expect(lines.slice(-3)).toEqual(['  0,', '  ... 999900 more items', ']'])
+    expect(named).toBe('[ 1, 2, extra: true ]')
+  })
+
   it('breaks long objects over lines', async () => {
     const [message] = await logsOf(`console.log({ first: 'a'.repeat(30), second: 'b'.repeat(30), third: 3 })`)
     expect(message).toBe(`{\n  first: '${'a'.repeat(30)}',\n  second: '${'b'.repeat(30)}',\n  third: 3\n}`)

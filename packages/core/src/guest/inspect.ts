@@ -45,6 +45,9 @@ export function createInspect(): Inspect {
   const charCodeAt = String.prototype.charCodeAt
   const MAX_DEPTH = 2
   const MAX_ITEMS = 100
+  // Indices of one array looked at before the rest is summed up: a sparse `new Array(2 ** 32 - 1)`
+  // would otherwise cost billions of steps for one log line (Node asks V8 for the keys instead).
+  const MAX_PROBES = 10_000
   const MAX_STRING = 10_000
   const BREAK_LENGTH = 72
 
@@ -238,10 +241,9 @@ export function createInspect(): Inspect {
         holes = 0
       }
       for (let i = 0; i < length; i++) {
-        if (items.length >= MAX_ITEMS) {
+        if (items.length >= MAX_ITEMS || i >= MAX_PROBES) {
           flushHoles()
           items[items.length] = `... ${length - i} more item${length - i > 1 ? 's' : ''}`
-          holes = 0
           break
         }
         if (!describeProp(object, i)) {
@@ -252,7 +254,9 @@ export function createInspect(): Inspect {
         items[items.length] = inner((object as unknown[])[i], seen, depth + 1, `${indent}  `)
       }
       flushHoles()
-      const extra = propertyEntries(object, seen, depth, indent, true)
+      // Named properties are found by listing every key, indices included: past MAX_PROBES that
+      // list is what the guest's array costs again, so long arrays show their items only.
+      const extra = length <= MAX_PROBES ? propertyEntries(object, seen, depth, indent, true) : []
       for (let i = 0; i < extra.length; i++) items[items.length] = extra[i] as string
       const prefix = name === 'Array' ? '' : `${name ?? '[Array: null prototype]'}(${length}) `
       return prefix + join(items, '[', ']', indent)
