@@ -26,6 +26,8 @@ export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',
     npm_config_audit: 'false',
+    // node-gyp compiles isolated-vm on every core rather than one.
+    JOBS: 'max',
     ...extra,
   }
 }

@@ -9,9 +9,10 @@ export default defineConfig({
     root: fileURLToPath(new URL('.', import.meta.url)),
     include: ['*.test.ts'],
     globalSetup: ['./global-setup.ts'],
-    // Installs from the npm registry and a native build: minutes, not seconds.
+    // Installs from the npm registry and a native build: minutes, not seconds (isolated-vm's
+    // compile took 6+ minutes on a 2-core machine that was busy with other suites).
     testTimeout: 120_000,
-    hookTimeout: 360_000,
+    hookTimeout: 900_000,
     // Two files at a time: isolated-vm's compile (started first) overlaps the other projects.
     pool: 'forks',
     maxWorkers: 2,
