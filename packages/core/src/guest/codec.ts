@@ -68,6 +68,7 @@ export function createCodec(): Codec {
   const errorProto = Error.prototype
   const regexpProto = RegExp.prototype
   const promiseProto = Promise.prototype
+  const objectProto = Object.prototype
   const typedCtors: Record<string, new (n: number) => { [i: number]: unknown; length: number }> = create(null)
   const typedNames = [
     'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
@@ -204,6 +205,11 @@ export function createCodec(): Codec {
         }
         return out
       }
+      // Plain objects, the bulk of real data, skip the brand checks below: each one throws for
+      // them, and throwing made a megabyte of records cost a second. An exotic object moved onto
+      // Object.prototype (or null) is encoded by its own properties, as any object is.
+      const proto = getProto(object)
+      if (proto === objectProto || proto === null) return walkProperties(object)
       if (has(dateGetTime, object)) {
         spend(30)
         const time = apply(dateGetTime, object, []) as number
@@ -252,7 +258,7 @@ export function createCodec(): Codec {
       if (has(dataViewByteLength, object)) refuse('a DataView')
       if (has(regexpSource, object) && (object as unknown) !== regexpProto) refuse('a regular expression')
       if (has(weakMapHas, object, {}) || has(weakSetHas, object, {})) refuse('a WeakMap or WeakSet')
-      if (getProto(object) === promiseProto) refuse('a Promise (await it first)')
+      if (proto === promiseProto) refuse('a Promise (await it first)')
       if (isError(object)) {
         const name = object.name
         const message = object.message
@@ -263,6 +269,10 @@ export function createCodec(): Codec {
         spend((out.name as string).length + (out.message as string).length + 30)
         return out
       }
+      return walkProperties(object)
+    }
+
+    function walkProperties(object: Record<string, unknown>): unknown {
       const names = keys(object)
       const out: Record<string, unknown> = create(null)
       let escaped = false
