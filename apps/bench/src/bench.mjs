@@ -1,0 +1,66 @@
+// The side-by-side benchmark: W1..W5 latency, W6 throughput and RSS growth for every contender,
+// in one process, then the issue's targets. Prints Markdown; writes JSON (--out) and Markdown (--md).
+//   node --no-node-snapshot --expose-gc src/bench.mjs [--quick] [--out file.json] [--md file.md] [--only id,id]
+import { mkdirSync, writeFileSync } from 'node:fs'
+import os from 'node:os'
+import { dirname } from 'node:path'
+import { CONTENDER_ORDER, loadContenders } from './contenders/index.mjs'
+import { measureLatency } from './latency-runner.mjs'
+import { makePlan } from './plan.mjs'
+import { toMarkdown } from './report.mjs'
+import { measureRss } from './rss-runner.mjs'
+import { checkTargets } from './targets.mjs'
+import { measureThroughput } from './throughput-runner.mjs'
+import { setBigDataItems } from './workloads.mjs'
+
+const args = process.argv.slice(2)
+const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
+const plan = makePlan(args.includes('--quick'))
+const only = option('--only')?.split(',') ?? CONTENDER_ORDER
+const started = performance.now()
+const progress = (what) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`)
+
+setBigDataItems(plan.dataItems)
+const contenders = await loadContenders(only)
+const results = { latency: {}, throughput: [], rss: [], targets: [] }
+try {
+  for (const id of Object.keys(plan.latency)) {
+    progress(id)
+    results.latency[id] = await measureLatency(id, contenders, plan)
+  }
+  progress('W6')
+  results.throughput = await measureThroughput(contenders, plan)
+  progress('RSS')
+  results.rss = await measureRss(contenders, plan)
+} finally {
+  for (const c of contenders) await c.dispose?.()
+}
+results.targets = checkTargets(results)
+results.meta = {
+  mode: plan.mode,
+  node: process.version,
+  cpus: os.cpus().length,
+  cpuModel: os.cpus()[0]?.model.trim() ?? 'unknown CPU',
+  platform: `${os.platform()} ${os.release()}`,
+  date: new Date().toISOString().slice(0, 10),
+  command: `node ${process.execArgv.join(' ')} apps/bench/src/bench.mjs ${args.join(' ')}`.replace(/\s+/g, ' ').trim(),
+  seconds: (performance.now() - started) / 1000,
+}
+
+// A measured contender is a pass; a wrong value, an error or a contender that could not load is
+// a failure. Targets are not counted: timings on a shared machine are findings, not tests.
+const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.rss]
+const passed = rows.filter((r) => r.status === 'ok').length
+const failed = rows.filter((r) => r.status === 'failed').length + contenders.filter((c) => c.unavailable).length
+const markdown = toMarkdown(results)
+console.log(markdown)
+progress(`done: ${passed} measured, ${failed} failed`)
+for (const r of rows.filter((r) => r.status === 'failed')) console.error(`FAILED ${r.contender}${r.method ? ` (${r.method})` : ''}: ${r.reason}`)
+
+const write = (file, text) => {
+  mkdirSync(dirname(file), { recursive: true })
+  writeFileSync(file, text)
+}
+if (option('--out')) write(option('--out'), JSON.stringify({ passed, failed, ...results }, null, 2))
+if (option('--md')) write(option('--md'), `${markdown}\n`)
+process.exitCode = failed > 0 ? 1 : 0

@@ -1,0 +1,145 @@
+// quickjs-emscripten by hand (the same release-sync variant cordon uses): a new runtime and
+// context per run, tools through its raw promise bridge (newPromise + executePendingJobs).
+import { readFile } from 'node:fs/promises'
+import { createRequire } from 'node:module'
+import { newQuickJSWASMModuleFromVariant, newVariant } from 'quickjs-emscripten-core'
+import { ECHO_SUM, FIB_N, FIB_RESULT, GUEST_SOURCES, bigDataJson, checkBigData, checkLogLines, expectEqual } from '../workloads.mjs'
+
+const MEMORY_BYTES = 128 * 1024 * 1024
+const STACK_BYTES = 256 * 1024
+
+async function loadVariant() {
+  return (await import('@jitl/quickjs-wasmfile-release-sync')).default
+}
+
+/** A fresh runtime + context in `module`; `close()` frees both. */
+function fresh(module) {
+  const runtime = module.newRuntime()
+  runtime.setMemoryLimit(MEMORY_BYTES)
+  runtime.setMaxStackSize(STACK_BYTES)
+  const context = runtime.newContext()
+  return { runtime, context, close: () => (context.dispose(), runtime.dispose()) }
+}
+
+/** Evaluates `code` and returns the result as a host value through `read` (the handle is freed). */
+function evalWith(context, code, read) {
+  const handle = context.unwrapResult(context.evalCode(code))
+  try {
+    return read(handle)
+  } finally {
+    handle.dispose()
+  }
+}
+
+function defineFunction(context, name, fn) {
+  const handle = context.newFunction(name, fn)
+  context.setProp(context.global, name, handle)
+  handle.dispose()
+}
+
+function rawWorkloads(module) {
+  const once = (body) => async () => {
+    const engine = fresh(module)
+    try {
+      return await body(engine)
+    } finally {
+      engine.close()
+    }
+  }
+  return {
+    W1: once(({ context }) => expectEqual('W1', evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)), 3)),
+    W2: once(async ({ runtime, context }) => {
+      // The raw promise bridge: the host function returns a QuickJS promise and settles it when
+      // the host's own (async) work is done, then runs QuickJS's pending jobs.
+      defineFunction(context, 'echo', (arg) => {
+        const i = context.getNumber(arg)
+        const deferred = context.newPromise()
+        Promise.resolve(i).then((value) => {
+          const result = context.newNumber(value)
+          deferred.resolve(result)
+          result.dispose()
+          runtime.executePendingJobs()
+        })
+        return deferred.handle
+      })
+      const promise = context.unwrapResult(context.evalCode(`(async () => { ${GUEST_SOURCES.echoLoop((arg) => `echo(${arg})`)} })()`))
+      runtime.executePendingJobs()
+      const settled = await context.resolvePromise(promise)
+      promise.dispose()
+      const handle = context.unwrapResult(settled)
+      expectEqual('W2', context.getNumber(handle), ECHO_SUM)
+      handle.dispose()
+    }),
+    W3: once(({ context }) => expectEqual('W3', evalWith(context, `${GUEST_SOURCES.fib} fib(${FIB_N})`, (h) => context.getNumber(h)), FIB_RESULT)),
+    // W4: JSON text is the fastest way across QuickJS's boundary (a handle per property is far slower).
+    W4: {
+      'JSON text': once(({ context }) => {
+        const text = context.newString(bigDataJson())
+        context.setProp(context.global, 'dataJson', text)
+        text.dispose()
+        checkBigData(JSON.parse(evalWith(context, 'JSON.stringify(JSON.parse(dataJson))', (h) => context.getString(h))))
+      }),
+    },
+    W5: {
+      'host function per line': once(({ context }) => {
+        const lines = []
+        defineFunction(context, 'hostLog', (line) => void lines.push(context.getString(line)))
+        evalWith(context, `const log = (...a) => hostLog(a.join(' ')); ${GUEST_SOURCES.logLoop('log')}`, () => undefined)
+        checkLogLines(lines)
+      }),
+      'buffered, one string out': once(({ context }) => {
+        const code = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; lines.join('\\n')`
+        checkLogLines(evalWith(context, code, (h) => context.getString(h)).split('\n'))
+      }),
+    },
+    W6: true,
+  }
+}
+
+const ONLY_W1 = 'W1 only: shows what a WASM instance per run (as cordon QuickJS makes) costs; other work as raw quickjs-emscripten'
+
+export const rawQuickJSContenders = [
+  {
+    id: 'raw-quickjs',
+    load: async () => {
+      const module = await newQuickJSWASMModuleFromVariant(await loadVariant())
+      return {
+        id: 'raw-quickjs',
+        name: 'raw quickjs-emscripten (new runtime per run)',
+        engine: 'quickjs',
+        note: 'one WASM module for all runs; a new runtime + context per run',
+        ...rawWorkloads(module),
+        dispose: async () => {},
+      }
+    },
+  },
+  {
+    id: 'raw-quickjs-instance',
+    load: async () => {
+      const variant = await loadVariant()
+      const require = createRequire(import.meta.url)
+      const wasmModule = await WebAssembly.compile(await readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
+      const perRun = newVariant(variant, { wasmModule })
+      return {
+        id: 'raw-quickjs-instance',
+        name: 'raw quickjs-emscripten (new WASM instance per run)',
+        engine: 'quickjs',
+        W1: async () => {
+          const module = await newQuickJSWASMModuleFromVariant(perRun)
+          const { context, close } = fresh(module)
+          try {
+            expectEqual('W1', evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)), 3)
+          } finally {
+            close()
+          }
+        },
+        W2: ONLY_W1,
+        W3: ONLY_W1,
+        W4: ONLY_W1,
+        W5: ONLY_W1,
+        W6: true,
+        dispose: async () => {},
+      }
+    },
+  },
+]

@@ -1,0 +1,39 @@
+// How much to measure in each mode. --quick only proves that every contender works and the
+// report is written (CI); the full mode gives the numbers we publish.
+const QUICK = {
+  mode: 'quick',
+  latency: {
+    W1: { warmup: 3, rounds: 8, perRound: 4 },
+    W2: { warmup: 0, rounds: 1, perRound: 1 },
+    W3: { warmup: 0, rounds: 1, perRound: 1 },
+    W4: { warmup: 0, rounds: 1, perRound: 1 },
+    W5: { warmup: 0, rounds: 1, perRound: 1 },
+  },
+  // W4's payload: 300 records instead of 8,000 (cordon's wire encoding takes seconds per MB today).
+  dataItems: 300,
+  // A contender stops taking samples of a workload once it has used this much time (and has minSamples).
+  budgetMs: 400,
+  minSamples: 2,
+  throughput: { warmup: 1, rounds: 1, batch: 8, budgetMs: 800 },
+  rss: { runs: 60, budgetMs: 300, warmup: 3, contenders: ['cordon-quickjs', 'cordon-ivm', 'cordon-subprocess'] },
+}
+
+const FULL = {
+  mode: 'full',
+  latency: {
+    W1: { warmup: 30, rounds: 40, perRound: 10 },
+    W2: { warmup: 3, rounds: 15, perRound: 2 },
+    W3: { warmup: 2, rounds: 12, perRound: 2 },
+    W4: { warmup: 2, rounds: 12, perRound: 2 },
+    W5: { warmup: 2, rounds: 12, perRound: 2 },
+  },
+  dataItems: 8000,
+  budgetMs: 10_000,
+  minSamples: 5,
+  throughput: { warmup: 16, rounds: 8, batch: 64, budgetMs: 8_000 },
+  rss: { runs: 1000, budgetMs: 60_000, warmup: 100, contenders: undefined },
+}
+
+export function makePlan(quick) {
+  return quick ? QUICK : FULL
+}
