@@ -3,9 +3,8 @@ import { compileError } from './compile-error.js'
 import { watchStop } from './deadline.js'
 import { engineFailure, memoryLimitError } from './engine-failure.js'
 import type { GuestVm } from './guest-vm.js'
-
-/** How long the end of a run waits for the isolate's heap statistics. */
-const HEAP_STATS_WAIT_MS = 50
+import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
+import type { IvmHeapStatistics } from './ivm-types.js'
 
 /** A way to end a run from outside (the backend's or the session's dispose). */
 export type RunStopper = (error: RunError) => void
@@ -114,6 +113,15 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   })
   const forget = register(stop)
   const cancelWatch = watchStop(request, stop)
+  let sampledOver = false
+  const cancelSampling = sampleHeap(vm.isolate, memoryMb, () => {
+    sampledOver = true
+    stop(memoryLimitError(memoryMb))
+  })
+  // A reading queued right behind the start call (isolated-vm runs an isolate's tasks in
+  // order), so it sees what a synchronous program left before any GC task V8 posts meanwhile.
+  let afterStart: Promise<IvmHeapStatistics | undefined> | undefined
+  let startReturned = false
 
   void guestHost.done.then(async (done) => {
     if (settled) return
@@ -122,8 +130,15 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     guestHost.close()
     if (mode.keep) await untilIdle()
     readCpu()
-    const heapBytes = await readHeapBytes(vm)
-    const base: ExecuteOutcome = allocationFailed ? { ok: false, error: memoryLimitError(memoryMb) } : outcomeFromDone(done)
+    // A result reported from inside the start call: the reading queued behind it is the
+    // end-of-run one. Otherwise read now, and still look at that earlier reading.
+    const heap = afterStart !== undefined && !startReturned ? await withinWait(afterStart) : await readHeap(vm.isolate)
+    const behindStart = afterStart !== undefined && startReturned ? await withinWait(afterStart) : undefined
+    const over = sampledOver || [heap, behindStart].some((stats) => stats !== undefined && provesOverLimit(stats, memoryMb))
+    // Over the limit: the isolate goes, as when isolated-vm stops it (a session ends too).
+    if (over) vm.dispose()
+    const base: ExecuteOutcome = allocationFailed || over ? { ok: false, error: memoryLimitError(memoryMb) } : outcomeFromDone(done)
+    const heapBytes = heap === undefined ? undefined : heap.used_heap_size + heap.externally_allocated_size
     finish({ ...base, stats: { ...base.stats, ...cpuStats(cpuMs), ...(heapBytes === undefined ? {} : { heapBytes }) } })
   })
 
@@ -158,7 +173,13 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       return
     }
     // `release: true` lets go of the host's handle once the function is in the runtime's hands.
-    track(vm.start.apply(undefined, [main.derefInto({ release: true })]))
+    const started = vm.start.apply(undefined, [main.derefInto({ release: true })])
+    afterStart = vm.isolate.getHeapStatistics().catch(() => undefined)
+    void started.then(
+      () => (startReturned = true),
+      () => (startReturned = true),
+    )
+    track(started)
   }
   drive().catch((error: unknown) => stop(engineFailure(error, memoryMb)))
 
@@ -166,6 +187,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     return await outcome
   } finally {
     cancelWatch()
+    cancelSampling()
     forget()
     guestHost.close()
     vm.port.detach()
@@ -178,22 +200,6 @@ function readCpuTime(vm: GuestVm): bigint | undefined {
   } catch {
     // Disposed (memory limit, a stop): the last reading stands.
     return undefined
-  }
-}
-
-/** Heap in use plus ArrayBuffer memory, both of which count against the isolate's limit. */
-async function readHeapBytes(vm: GuestVm): Promise<number | undefined> {
-  let timer: ReturnType<typeof setTimeout> | undefined
-  const late = new Promise<undefined>((resolve) => {
-    timer = setTimeout(resolve, HEAP_STATS_WAIT_MS, undefined)
-  })
-  try {
-    const stats = await Promise.race([vm.isolate.getHeapStatistics(), late])
-    return stats === undefined ? undefined : stats.used_heap_size + stats.externally_allocated_size
-  } catch {
-    return undefined
-  } finally {
-    clearTimeout(timer)
   }
 }
 

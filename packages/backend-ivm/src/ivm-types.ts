@@ -10,6 +10,7 @@ export interface IvmModule {
 
 export interface IvmHeapStatistics {
   used_heap_size: number
+  heap_size_limit: number
   externally_allocated_size: number
 }
 
