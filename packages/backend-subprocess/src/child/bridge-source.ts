@@ -22,9 +22,10 @@
  *
  * It also gives the guest realm a default `Error.prepareStackTrace` (Node uses a context's
  * own one) that leaves out the frames of the child below the guest (its file paths, Node
- * internals, the runtime), so stacks read like the guest's own code only. A guest may
- * replace it; what it can then read are file names, never a child object (every frame
- * below the guest is strict-mode code, and the child's realm refuses to compile strings).
+ * internals, the runtime, the allocation guard), so stacks read like the guest's own code
+ * only. A guest may replace it; what it can then read are file names, never a child object
+ * (every frame below the guest is strict-mode code, and the child's realm refuses to compile
+ * strings).
  */
 export const BRIDGE_SOURCE = `(function () {
   'use strict'
@@ -46,7 +47,7 @@ export const BRIDGE_SOURCE = `(function () {
   define(NativeRegistry.prototype, 'constructor', { value: Registry, writable: true, enumerable: false, configurable: true })
   define(globalThis, 'FinalizationRegistry', { value: Registry, writable: true, enumerable: false, configurable: true })
   var errorToString = Error.prototype.toString
-  var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain)\\.js$)/
+  var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain|alloc-guard)\\.js$)/
   define(Error, 'prepareStackTrace', {
     value: function prepareStackTrace(error, sites) {
       var out

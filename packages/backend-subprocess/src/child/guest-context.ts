@@ -10,6 +10,7 @@ import vm from 'node:vm'
 import type { InitMessage, RunMessage } from '../messages.js'
 import { BRIDGE_FILENAME, BRIDGE_SOURCE, RUNTIME_FILENAME } from './bridge-source.js'
 import { memoryVerdict, offHeapOverBudget } from './memory-check.js'
+import { installAllocationGuard } from './allocation-guard.js'
 import { capErrorPayload } from './error-payload.js'
 import { describeSyntaxError } from './syntax-error.js'
 
@@ -62,6 +63,8 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   const sandbox: object = init.exposeProcess ? { escapedProcess: process } : Object.create(null)
   const context = vm.createContext(sandbox, { name: 'cordon guest', microtaskMode: 'afterEvaluate' })
   const bridge = vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as Bridge
+  // Before the runtime, so the runtime's own allocations are guarded too.
+  installAllocationGuard(context, allocationFailed)
   const factory = vm.runInContext(init.runtime, context, { filename: RUNTIME_FILENAME }) as (host: unknown) => Runtime
   let state: RunState | undefined
   let session = false
@@ -78,6 +81,17 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     } else if (kind === 'done') {
       finish(state, String(a), String(b), Number(c) || 0)
     }
+  }
+
+  /**
+   * A failed allocation holds no memory, so no later checkpoint would notice it: end the run
+   * now, from inside the guest's evaluation, before the guest can catch the error and go on.
+   */
+  function allocationFailed(message: string): void {
+    if (state === undefined || state.finished) return
+    stopRun(state)
+    out.send(['limit', 'MEMORY_LIMIT', `the guest ran out of memory: ${message}`])
+    out.exit(0)
   }
 
   function setTimer(run: RunState, id: number, delayMs: number): void {

@@ -1,8 +1,9 @@
 /**
  * Child-side memory checks. `--max-old-space-size` caps the V8 heap, but ArrayBuffers live
  * outside it; these checks catch a guest holding too much of them at each checkpoint (after
- * every job-queue drain and at the end), including one that caught its own allocation failure.
- * The host's RSS watchdog and RLIMIT_DATA cover the time between checkpoints.
+ * every job-queue drain and at the end), and an allocation failure the guest left uncaught.
+ * A caught failure holds nothing: the allocation guard (allocation-guard-source.ts) reports
+ * it as it happens. The host's RSS watchdog and RLIMIT_DATA cover the time between checkpoints.
  */
 
 /** Allocation failures V8 reports as catchable RangeErrors once the process is out of memory. */
