@@ -22,6 +22,7 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
   const defineProperty = Object.defineProperty
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor
   const getPrototypeOf = Object.getPrototypeOf
+  const setPrototypeOf = Object.setPrototypeOf
   const TypeErrorCtor = TypeError
   const rangeErrorPrototype = RangeError.prototype
   const ALLOCATION_FAILED = 'Array buffer allocation failed'
@@ -38,6 +39,12 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
     return error
   }
 
+  // Proxy handlers have no prototype: a Proxy looks its traps up on its handler, and a trap the
+  // guest put on Object.prototype would otherwise be handed the unwrapped constructor.
+  function withoutPrototype(handler: ProxyHandler<Function>): ProxyHandler<Function> {
+    return setPrototypeOf(handler, null) as ProxyHandler<Function>
+  }
+
   function refuseResizable(kind: string) {
     return function (args: unknown[]): unknown[] {
       const options = args[1]
@@ -51,8 +58,8 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
   function guardConstructor(name: string, sanitize?: (args: unknown[]) => unknown[]): void {
     const target = G[name] as (Function & { prototype: object }) | undefined
     if (typeof target !== 'function') return
-    const guarded: Function = new ProxyCtor(target, {
-      construct(t, args, newTarget) {
+    const guarded: Function = new ProxyCtor(target, withoutPrototype({
+      construct(t: Function, args: unknown[], newTarget: Function) {
         const list = sanitize === undefined ? args : sanitize(args)
         try {
           return construct(t, list, newTarget === guarded ? t : newTarget) as object
@@ -60,7 +67,7 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
           throw watch(error)
         }
       },
-    })
+    }))
     defineProperty(target.prototype, 'constructor', { value: guarded, writable: true, configurable: true, enumerable: false })
     defineProperty(G, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
@@ -69,8 +76,8 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
     if (owner === undefined) return
     const descriptor = getOwnPropertyDescriptor(owner, key)
     if (descriptor === undefined || typeof descriptor.value !== 'function') return
-    descriptor.value = new ProxyCtor(descriptor.value as Function, {
-      apply(t, thisArg, args) {
+    descriptor.value = new ProxyCtor(descriptor.value as Function, withoutPrototype({
+      apply(t: Function, thisArg: unknown, args: unknown[]) {
         if (refuse !== undefined) throw new TypeErrorCtor(refuse)
         try {
           return apply(t, thisArg, args)
@@ -78,7 +85,7 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
           throw watch(error)
         }
       },
-    })
+    }))
     defineProperty(owner, key, descriptor)
   }
 

@@ -60,6 +60,21 @@ describe('runs', () => {
     expect(valueOf(fits)).toBe(8 * 1024 * 1024)
   })
 
+  test('traps put on Object.prototype never hand the guest an unguarded constructor', async () => {
+    // A Proxy looks its traps up on its handler; a handler that inherits from Object.prototype
+    // would run a guest-defined \`get\` with the unwrapped ArrayBuffer as its target.
+    const result = await sandbox.run(
+      `for (const trap of ['get', 'apply', 'construct', 'getOwnPropertyDescriptor', 'has'])
+  Object.prototype[trap] = function (target) { globalThis.raw = target; return Reflect[trap](...arguments) }
+ArrayBuffer.name
+new Uint8Array(1).slice()
+const Raw = globalThis.raw ?? ArrayBuffer
+try { new Raw(2 ** 40) } catch (e) { return 'caught ' + e.message }`,
+      { memoryMb: 32 },
+    )
+    expect(codeOf(result)).toBe('MEMORY_LIMIT')
+  })
+
   test('typed array methods and subclasses still work behind the allocation guards', async () => {
     const result = await sandbox.run(
       `class Bytes extends Uint8Array { sum() { return this.reduce((a, b) => a + b, 0) } }
