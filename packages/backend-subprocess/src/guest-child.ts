@@ -12,6 +12,7 @@ import { FrameReader, encodeFrame } from './framing.js'
 import { launchArgv, type LaunchPlan } from './launch-plan.js'
 import { parseChildMessage, type ChildMessage, type InitMessage } from './messages.js'
 import { leafPid, readStatusKb } from './proc-stats.js'
+import { summarizeStderr } from './stderr-summary.js'
 
 export interface ChildListener {
   message(message: ChildMessage): void
@@ -234,7 +235,7 @@ export class GuestChild {
   private describeExit(): string {
     const { code, signal } = this.exitInfo
     const how = signal !== null ? ` (signal ${signal})` : code !== null ? ` (exit code ${code})` : ''
-    const tail = this.stderr.trim().split('\n').slice(-3).join(' | ')
-    return tail === '' ? how : `${how}: ${tail.slice(0, 500)}`
+    const said = summarizeStderr(this.stderr)
+    return said === '' ? how : `${how}: ${said}`
   }
 }

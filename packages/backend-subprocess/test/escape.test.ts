@@ -171,6 +171,16 @@ describe('after an escape inside the child', () => {
     expect(exited.message).toMatch(/exited with code 0/)
     expect(valueOf(await sandbox.run('1 + 1'))).toBe(2)
   })
+
+  it("a child that dies of an uncaught error names the error and its code, not Node's last lines", async () => {
+    const crashed = errorOf(
+      await sandbox.run(
+        "escapedProcess.nextTick(() => { throw Object.assign(new TypeError('boom in the child'), { code: 'E_BOOM' }) })\nawait new Promise(() => {})",
+      ),
+    )
+    expect(crashed.code).toBe('BACKEND_CRASHED')
+    expect(crashed.message).toMatch(/exited with code 1 before the guest finished: TypeError: boom in the child \| code: 'E_BOOM'$/)
+  })
 })
 
 describe('without the test switch', () => {
