@@ -1,6 +1,7 @@
 import { GUEST_RUNTIME_SOURCE, SandboxError } from '@cordon/core'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import type { Engine } from './engine-loader.js'
+import { LENGTH_GUARD_FILENAME, LENGTH_GUARD_SOURCE } from './length-guard-source.js'
 import { MemoryGuard } from './memory-guard.js'
 
 /** The file name of the guest runtime in stacks; it must not end in the guest's own file name. */
@@ -40,15 +41,20 @@ async function prepare(engine: Engine, guard: MemoryGuard, maxStackSizeBytes: nu
   // raising a catchable error in the guest.
   runtime.setMaxStackSize(maxStackSizeBytes)
   const context = runtime.newContext()
-  const result = context.evalCode(GUEST_RUNTIME_SOURCE, RUNTIME_FILENAME, { type: 'global' })
-  if (result.error) {
-    const detail = context.dump(result.error) as unknown
-    result.error.dispose()
-    context.dispose()
-    runtime.dispose()
-    throw new Error(`the guest runtime failed to evaluate in QuickJS: ${JSON.stringify(detail)}`)
-  }
-  return { guard, module, runtime, context, runtimeFactory: result.value, heapStartBytes: engine.heapStartBytes }
+  // Before the guest runtime, so it too captures the guarded built-ins (see length-guard.ts).
+  evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
+  const runtimeFactory = evaluate(context, runtime, GUEST_RUNTIME_SOURCE, RUNTIME_FILENAME, 'the guest runtime')
+  return { guard, module, runtime, context, runtimeFactory, heapStartBytes: engine.heapStartBytes }
+}
+
+function evaluate(context: QuickJSContext, runtime: QuickJSRuntime, source: string, filename: string, what: string): QuickJSHandle {
+  const result = context.evalCode(source, filename, { type: 'global' })
+  if (!result.error) return result.value
+  const detail = context.dump(result.error) as unknown
+  result.error.dispose()
+  context.dispose()
+  runtime.dispose()
+  throw new Error(`${what} failed to evaluate in QuickJS: ${JSON.stringify(detail)}`)
 }
 
 /** Bytes of guest heap: the linear memory's high-water mark above QuickJS's static area. */
