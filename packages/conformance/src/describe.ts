@@ -1,6 +1,8 @@
 import { afterAll, beforeAll, describe, it } from 'vitest'
+import { attacksChecks } from './groups/attacks.js'
 import { capabilitiesChecks } from './groups/capabilities.js'
 import { concurrencyChecks } from './groups/concurrency.js'
+import { dosChecks } from './groups/dos.js'
 import { errorsChecks } from './groups/errors.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
@@ -29,6 +31,8 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   concurrency: concurrencyChecks,
   lifecycle: lifecycleChecks,
   sessions: sessionsChecks,
+  attacks: attacksChecks,
+  dos: dosChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -85,6 +89,8 @@ export const describeConcurrency = describer('concurrency')
 export const describeLifecycle = describer('lifecycle')
 export const describeCapabilities = describer('capabilities')
 export const describeSessions = describer('sessions')
+export const describeAttacks = describer('attacks')
+export const describeDos = describer('dos')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -1,10 +1,12 @@
 export {
   conformanceChecks,
   conformanceGroups,
+  describeAttacks,
   describeBackendConformance,
   describeCapabilities,
   describeChecks,
   describeConcurrency,
+  describeDos,
   describeErrors,
   describeIsolation,
   describeLifecycle,
@@ -15,8 +17,10 @@ export {
   describeTools,
   describeValues,
 } from './describe.js'
+export { attacksChecks } from './groups/attacks.js'
 export { capabilitiesChecks } from './groups/capabilities.js'
 export { concurrencyChecks } from './groups/concurrency.js'
+export { dosChecks } from './groups/dos.js'
 export { errorsChecks } from './groups/errors.js'
 export { isolationChecks } from './groups/isolation.js'
 export { lifecycleChecks } from './groups/lifecycle.js'

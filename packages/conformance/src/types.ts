@@ -15,6 +15,8 @@ export const CONFORMANCE_GROUPS = [
   'lifecycle',
   'capabilities',
   'sessions',
+  'attacks',
+  'dos',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -6,6 +6,7 @@ import { describe, expect, it } from 'vitest'
 import { CONFORMANCE_GROUPS, conformanceChecks, conformanceGroups, runConformanceCheck } from '../src/index.js'
 import type { BackendFactory, ConformanceCheck, ConformanceOptions } from '../src/index.js'
 import {
+  createEnvExposingBackend,
   createHostExposingBackend,
   createLeakyGlobalsBackend,
   createMemoryLeakingBackend,
@@ -51,7 +52,13 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
       'escape: a tool function and its namespace',
       'escape: objects returned by tools',
       "values from tools are made of the guest's own objects",
+      'attack: __lookupGetter__ prototype walks from runtime objects (vm2 GHSA-grj5-jjm8-h35p)',
     ],
+  },
+  {
+    name: "a backend that copies the host's environment into the guest",
+    factory: createEnvExposingBackend,
+    mustFail: ['attack: no isolated-vm Reference, ExternalCopy or Callback is reachable (isolated-vm README)'],
   },
   {
     name: 'a backend that leaks 1 MB of host memory per run',

@@ -1,29 +1,6 @@
-import type { RunOptions, Sandbox, ToolSet } from '@cordon/core'
-import { ESCAPE_MARKER, GUEST_ESCAPE_SOURCE } from '../harness/guest-snippets.js'
-import { summarize, timedRun } from '../harness/run.js'
+import type { RunOptions, ToolSet } from '@cordon/core'
+import { expectNoEscape } from '../harness/escape.js'
 import type { ConformanceCheck } from '../types.js'
-
-const host = globalThis as Record<string, unknown>
-
-/**
- * Runs an escape attempt. `body` returns a string: '' when it reached nothing. Fails when
- * the guest reached a host `process`/`require`, or set ESCAPE_MARKER on the host's global.
- */
-async function expectNoEscape(sandbox: Sandbox, body: string, options?: RunOptions): Promise<void> {
-  delete host[ESCAPE_MARKER]
-  let marker: unknown
-  let outcome
-  try {
-    outcome = await timedRun(sandbox, `${GUEST_ESCAPE_SOURCE}\n${body}`, options)
-  } finally {
-    marker = host[ESCAPE_MARKER]
-    delete host[ESCAPE_MARKER]
-  }
-  if (marker !== undefined) throw new Error(`guest code set a global on the host: ${String(marker)}`)
-  const { result } = outcome
-  if (!result.ok) throw new Error(`the escape attempt should run to its end, got ${summarize(result)}`)
-  if (result.value !== '') throw new Error(`the guest reached the host: ${String(result.value)}`)
-}
 
 function escape(name: string, body: string, options?: () => RunOptions): ConformanceCheck {
   return {

@@ -82,3 +82,36 @@ function __escape(x, fast) {
   return found.join('; ')
 }
 `
+
+/** Log lines attack programs write when they reached something; the host fails on them. */
+export const REACHED_PREFIX = 'REACHED '
+
+/**
+ * Attack helpers on top of GUEST_ESCAPE_SOURCE. `__probe(x, label)` records what `x`
+ * reached: a host Function (through `__escape`) or a handle of an engine's host API (an
+ * isolated-vm Reference, ExternalCopy or Callback, a Node binding). Each finding is logged
+ * at once (so it is seen even if the run then fails) and kept for `__report()`, which an
+ * attack returns: '' when nothing was reached.
+ */
+export const GUEST_ATTACK_SOURCE = `
+const __found = []
+const __handleMethods = ['derefInto', 'applySync', 'applySyncPromise', 'applyIgnored', 'getSync', 'setSync', 'copySync', 'copyInto', 'binding', '_linkedBinding', 'dlopen']
+const __handleNames = ['Reference', 'ExternalCopy', 'Callback', 'Isolate', 'NativeModule']
+function __handle(x) {
+  try {
+    if (x === null || (typeof x !== 'object' && typeof x !== 'function')) return ''
+    for (const m of __handleMethods) if (m in x) return 'a host handle (it has .' + m + ')'
+    const c = x.constructor
+    const name = c && typeof c.name === 'string' ? c.name : ''
+    if (__handleNames.includes(name) && globalThis[name] !== c) return 'a host handle (' + name + ')'
+  } catch (e) {}
+  return ''
+}
+function __probe(x, label) {
+  const r = __escape(x) || __handle(x)
+  if (!r) return
+  __found.push(label + ': ' + r)
+  try { console.log('${REACHED_PREFIX}' + label + ': ' + r) } catch (e) {}
+}
+function __report() { return __found.join('; ') }
+`

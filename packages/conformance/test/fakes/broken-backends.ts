@@ -24,3 +24,7 @@ export const createMemoryLeakingBackend = (): SandboxBackend =>
 /** Opens every session on one shared context, so state crosses sessions. */
 export const createSessionSharingBackend = (): SandboxBackend =>
   createVmBackend({ name: 'broken-shares-sessions', shareSessionContext: true })
+
+/** Copies the host's environment variables into the guest: a secret reaches guest code. */
+export const createEnvExposingBackend = (): SandboxBackend =>
+  createVmBackend({ name: 'broken-exposes-env', exposeEnv: true })

@@ -19,6 +19,8 @@ export interface VmBackendOptions {
   leakBytesPerRun?: number
   /** Broken: every session shares one context, so state crosses sessions. */
   shareSessionContext?: boolean
+  /** Broken: copies the host's environment variables into a guest global. */
+  exposeEnv?: boolean
 }
 
 /** A session's engine: one context, one guest runtime (made on the first run), reached through a switch. */
@@ -104,6 +106,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
+        if (options.exposeEnv) vm.runInContext(`globalThis.hostEnv = ${JSON.stringify({ ...process.env })}`, context)
       } catch (error) {
         return end(failure(error))
       }
