@@ -65,10 +65,17 @@ describe('runs in a child', () => {
     expect(Date.now() - started).toBeLessThan(1_000)
   })
 
-  it('stops a microtask flood and a busy timer at the deadline', async () => {
-    for (const code of ['const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})', 'setTimeout(() => { for (;;) {} }, 5)\nawait new Promise(() => {})']) {
+  it('stops a microtask flood, a busy timer and a loop after a tool result at the deadline', async () => {
+    const tools = { 'host.echo': { execute: (value: unknown) => value } }
+    for (const code of [
+      'const f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
+      'setTimeout(() => { for (;;) {} }, 5)\nawait new Promise(() => {})',
+      // Tool results resume the guest without the child's own watchdog: the host's kill stops these.
+      'await host.echo(1)\nfor (;;) {}',
+      'await host.echo(1)\nconst f = () => Promise.resolve().then(f)\nf()\nawait new Promise(() => {})',
+    ]) {
       const started = Date.now()
-      expect(errorOf(await sandbox.run(code, { timeoutMs: 250 })).code).toBe('TIMEOUT')
+      expect(errorOf(await sandbox.run(code, { timeoutMs: 250, tools })).code).toBe('TIMEOUT')
       expect(Date.now() - started).toBeLessThan(750)
     }
   })

@@ -134,13 +134,19 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     out.exit(0)
   }
 
-  /** Runs the context's queued jobs under a vm timeout that ends at the run's deadline. */
-  function drain(run: RunState): void {
+  /**
+   * Runs the context's queued jobs, by default under a vm timeout that ends at the run's
+   * deadline. `watchdog: false` is for tool results: a vm timeout starts a watchdog thread per
+   * call, which made each tool call cost several times the round trip; the host's SIGKILL at
+   * the deadline stops a guest that runs away after a tool result all the same.
+   */
+  function drain(run: RunState, { watchdog = true } = {}): void {
     if (run.finished) return
     const remaining = run.job.deadline - Date.now()
     if (remaining <= 0) return timeUp()
     try {
-      DRAIN.runInContext(context, { timeout: Math.ceil(remaining) })
+      if (watchdog) DRAIN.runInContext(context, { timeout: Math.ceil(remaining) })
+      else DRAIN.runInContext(context)
     } catch (error) {
       if ((error as { code?: unknown })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return timeUp()
       throw error
@@ -190,7 +196,7 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     settle(id, ok, payload) {
       if (state === undefined || state.finished) return
       bridge.schedule(runtime.settle, id, ok, payload)
-      drain(state)
+      drain(state, { watchdog: false })
     },
     keep() {
       if (state !== undefined || session) throw new Error('session mode was asked for after the first run')
