@@ -6,6 +6,9 @@ import type { GuestVm } from './guest-vm.js'
 import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
 import type { IvmHeapStatistics } from './ivm-types.js'
 
+/** Setup plus script up to this many characters are handed to the isolate synchronously. */
+const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
+
 /** A way to end a run from outside (the backend's or the session's dispose). */
 export type RunStopper = (error: RunError) => void
 
@@ -20,6 +23,12 @@ export interface RunMode {
    * wait: its isolate is disposed right after.
    */
   keep: boolean
+  /**
+   * Told as the run ends whether the isolate is idle: no call into it is still executing, so no
+   * guest code can run in it again unless the host calls in. A single run then disposes it after
+   * handing the result over rather than before (disposing takes ~0.5 ms).
+   */
+  onEnd?: (idle: boolean) => void
 }
 
 /**
@@ -142,9 +151,16 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     finish({ ...base, stats: { ...base.stats, ...cpuStats(cpuMs), ...(heapBytes === undefined ? {} : { heapBytes }) } })
   })
 
+  // Small handovers go synchronously: isolated-vm runs a sync call on the calling thread, where
+  // an async one costs two thread hand-offs, and W1 is mostly such hand-offs (apps/bench).
+  // Large ones stay async so the host's event loop is not blocked while V8 decodes or compiles.
+  const sync = request.setup.length + request.script.length <= SYNC_HANDOVER_MAX_CHARS
   const drive = async () => {
     try {
-      await vm.install.apply(undefined, [request.setup])
+      // Install only runs guest code in a session's context (a getter an earlier run left on a
+      // namespace): that must stay under the deadline timer, so only a fresh isolate goes sync.
+      if (sync && !mode.keep) vm.install.applySync(undefined, [request.setup])
+      else await vm.install.apply(undefined, [request.setup])
     } catch (error) {
       if (vm.isolate.isDisposed) throw error
       // Install only throws in a context an earlier run of the session changed so that the
@@ -159,7 +175,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     }
     let script
     try {
-      script = await vm.isolate.compileScript(request.script, { filename: request.filename })
+      const options = { filename: request.filename }
+      script = sync ? vm.isolate.compileScriptSync(request.script, options) : await vm.isolate.compileScript(request.script, options)
     } catch (error) {
       const asGuestError = compileError(error, request.filename)
       if (asGuestError === undefined) throw error
@@ -167,7 +184,11 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       finish({ ok: false, error: asGuestError, stats: cpuStats(cpuMs) })
       return
     }
-    const main = await script.run(vm.context, { reference: true, release: true })
+    // The script is the guest's code wrapped as one function expression: running it only makes
+    // that function. The timeout bounds a script from elsewhere that does more.
+    const main = sync
+      ? script.runSync(vm.context, { reference: true, release: true, timeout: Math.max(1, request.deadline - Date.now()) })
+      : await script.run(vm.context, { reference: true, release: true })
     if (settled) {
       main.release()
       return
@@ -191,6 +212,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     forget()
     guestHost.close()
     vm.port.detach()
+    mode.onEnd?.(inFlight === 0 && !vm.isolate.isDisposed)
   }
 }
 

@@ -1,6 +1,7 @@
 import { createHostSwitch, type GuestHost, type HostSwitch } from '@cordon/core'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
+import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
 
 /** What the run in progress wants to hear about besides the guest protocol. */
 export interface RunHooks {
@@ -53,6 +54,7 @@ export async function createGuestVm(
   onCatastrophicError?: (message: string) => void,
 ): Promise<GuestVm> {
   const hostSwitch: HostSwitch = createHostSwitch()
+  let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined
   const port: HostPort = {
     attach(host, next) {
@@ -103,8 +105,11 @@ export async function createGuestVm(
       guarded(undefined, (f, id: unknown, delay: unknown) => f.timer(Number(id), Number(delay))),
       guarded(
         undefined,
-        (f, status: unknown, payload: unknown, dropped: unknown) =>
-          f.done(status === 'ok' || status === 'limit' ? status : 'error', String(payload), Number(dropped)),
+        (f, status: unknown, payload: unknown, dropped: unknown) => {
+          // The warm-up's result is its own: it never reaches a run, however late it is delivered.
+          if (warming !== undefined) return warming.done()
+          f.done(status === 'ok' || status === 'limit' ? status : 'error', String(payload), Number(dropped))
+        },
         false,
       ),
       new ivm.Callback(() => {
@@ -121,6 +126,8 @@ export async function createGuestVm(
       IvmReference,
     ]
     exports.release()
+    await warmUp(isolate, context, install, start, warming)
+    warming = undefined
     return {
       isolate,
       context,

@@ -83,10 +83,11 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
   async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
     const acquired = await acquire(request.limits.memoryMb, false)
     if (!acquired.ok) return acquired
+    let idle = false
     try {
-      return await runInVm(acquired.vm, request, register, { keep: false })
+      return await runInVm(acquired.vm, request, register, { keep: false, onEnd: (ended) => (idle = ended) })
     } finally {
-      acquired.vm.dispose()
+      disposeAfterRun(acquired.vm, idle)
       pool?.runEnded()
     }
   }
@@ -117,6 +118,15 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
       await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
+}
+
+/**
+ * An idle isolate (nothing executing in it, its port detached) can wait until the result has
+ * reached the caller; one still executing (guest code left running after its result) goes now.
+ */
+function disposeAfterRun(vm: GuestVm, idle: boolean): void {
+  if (idle) setImmediate(() => vm.dispose())
+  else vm.dispose()
 }
 
 function crashed(cause: string): Refusal {

@@ -19,7 +19,9 @@ export interface IvmIsolate {
   readonly cpuTime: bigint
   createContext(): Promise<IvmContext>
   compileScript(code: string, options?: { filename?: string }): Promise<IvmScript>
+  compileScriptSync(code: string, options?: { filename?: string }): IvmScript
   getHeapStatistics(): Promise<IvmHeapStatistics>
+  getHeapStatisticsSync(): IvmHeapStatistics
   dispose(): void
 }
 
@@ -34,6 +36,7 @@ export interface IvmContext {
 
 export interface IvmScript {
   run(context: IvmContext, options: { reference: true; release?: boolean }): Promise<IvmReference>
+  runSync(context: IvmContext, options: { reference: true; release?: boolean; timeout?: number }): IvmReference
   release(): void
 }
 
@@ -41,6 +44,7 @@ export interface IvmScript {
 export interface IvmReference {
   getSync(property: string | number, options: { reference: true }): IvmReference
   apply(receiver: undefined, args: readonly unknown[]): Promise<unknown>
+  applySync(receiver: undefined, args: readonly unknown[], options?: { timeout?: number }): unknown
   /** A value that, passed into the isolate, is the referenced value there. */
   derefInto(options?: { release?: boolean }): unknown
   release(): void

@@ -109,6 +109,10 @@ export class SessionEngine implements BackendSession {
     this.options.onRelease?.()
     // A broken instance is dropped whole: QuickJS's C state is inconsistent, freeing would fail.
     if (this.broken) return
+    // A one-off run's instance is garbage once the run is over, its memory with it: freeing the
+    // runtime piece by piece first only costs time (~0.6 ms of a ~2 ms run). It is still done
+    // when the host asked to hear of a failed free, which is how leaks are caught.
+    if (!this.options.keepEngine && this.options.onDisposeError === undefined) return
     try {
       disposeGuestRuntime(this.engine.guest)
     } catch (error) {

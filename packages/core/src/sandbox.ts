@@ -35,11 +35,12 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
     const registry = registerTools(merged.tools)
     const limits = resolveLimits(envLimits, defaultLimits, runLimits)
     const disposal = new AbortController()
-    const signals = [disposal.signal, ...(options.signal ? [options.signal] : [])]
+    // AbortSignal.any only when the caller gave a signal: it costs ~60 µs per run.
+    const signal = options.signal ? AbortSignal.any([disposal.signal, options.signal]) : disposal.signal
     const plan = {
       backend,
       code,
-      options: { ...merged, signal: AbortSignal.any(signals) },
+      options: { ...merged, signal },
       limits,
       registry,
       memoryExplicit: runLimits.memoryMb !== undefined || defaultLimits.memoryMb !== undefined || envLimits.memoryMb !== undefined,

@@ -9,6 +9,7 @@
  * result parses. Lines are never added or removed, so `lineDelta` maps every line of `script` to
  * the user's code (positions.ts).
  */
+import { NormalizeCache } from './cache.js'
 import { findFencedBlock, isTypeScriptLang } from './fences.js'
 import { parseGuestCode } from './language.js'
 import { isInsideComment, lineColumn, verify, type ParseFailure } from './parse.js'
@@ -25,8 +26,19 @@ export interface NormalizeOptions {
   persistTopLevel?: boolean
 }
 
+const cache = new NormalizeCache()
+
 export async function normalizeCode(code: string, options: NormalizeOptions = {}): Promise<NormalizeResult> {
   if (typeof code !== 'string') return fail('Code must be a string', 1, 1)
+  const persist = options.persistTopLevel === true
+  const cached = cache.get(code, persist)
+  if (cached !== undefined) return cached
+  const result = await normalizeUncached(code, persist)
+  cache.set(code, persist, result)
+  return result
+}
+
+async function normalizeUncached(code: string, persistTopLevel: boolean): Promise<NormalizeResult> {
 
   // 1. Markdown fence. When the text does not start with the fence (prose first), make sure the
   //    "fence" is not a line inside a block comment of code that is valid as it is.
@@ -53,7 +65,7 @@ export async function normalizeCode(code: string, options: NormalizeOptions = {}
 
   // 4. Rewrite the top level so the program's value is returned.
   const { wrapped } = analysis
-  const transformed = transformStatements(wrapped, analysis.statements, analysis.module, options.persistTopLevel === true)
+  const transformed = transformStatements(wrapped, analysis.statements, analysis.module, persistTopLevel)
   if (!transformed.ok) {
     const pos = lineColumn(wrapped, transformed.offset)
     return fail(transformed.message, pos.line - 1 + lineOffset, pos.column)
