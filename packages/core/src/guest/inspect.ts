@@ -218,6 +218,11 @@ export function createInspect(): Inspect {
 
   function describeObject(object: object, seen: object[], depth: number, indent: string): string {
     const name = constructorName(object)
+    // Plain objects (most logged values) skip the brand checks, each of which throws for them;
+    // an exotic object other than an array moved onto Object.prototype or null is shown by its
+    // own properties.
+    const proto = getProto(object)
+    if ((proto === objectProto || proto === null) && !isArray(object)) return plainObject(object, name, seen, depth, indent)
     if (has(dateGetTime, object)) {
       const time = apply(dateGetTime, object, []) as number
       return time === time ? (apply(dateToISO, object, []) as string) : 'Invalid Date'
@@ -300,6 +305,10 @@ export function createInspect(): Inspect {
     if (has(bufferByteLength, object)) {
       return `ArrayBuffer { byteLength: ${apply(bufferByteLength, object, [])} }`
     }
+    return plainObject(object, name, seen, depth, indent)
+  }
+
+  function plainObject(object: object, name: string | null, seen: object[], depth: number, indent: string): string {
     if (depth > MAX_DEPTH) return name ? `[${name}]` : '[Object: null prototype]'
     const entries = propertyEntries(object, seen, depth, indent, false)
     let prefix = ''
