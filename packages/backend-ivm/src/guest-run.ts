@@ -9,6 +9,9 @@ import type { IvmHeapStatistics } from './ivm-types.js'
 /** Setup plus script up to this many characters are handed to the isolate synchronously. */
 const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
 
+/** isolated-vm's error when a synchronous call's `timeout` ended it. */
+const TIMED_OUT = /timed out/i
+
 /** A way to end a run from outside (the backend's or the session's dispose). */
 export type RunStopper = (error: RunError) => void
 
@@ -185,10 +188,18 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       return
     }
     // The script is the guest's code wrapped as one function expression: running it only makes
-    // that function. The timeout bounds a script from elsewhere that does more.
-    const main = sync
-      ? script.runSync(vm.context, { reference: true, release: true, timeout: Math.max(1, request.deadline - Date.now()) })
-      : await script.run(vm.context, { reference: true, release: true })
+    // that function. The timeout bounds a request from elsewhere whose script does more, since a
+    // synchronous call holds the host's thread and no timer of ours can fire meanwhile.
+    let main
+    try {
+      main = sync
+        ? script.runSync(vm.context, { reference: true, release: true, timeout: Math.max(1, request.deadline - Date.now()) })
+        : await script.run(vm.context, { reference: true, release: true })
+    } catch (error) {
+      if (!sync || vm.isolate.isDisposed || !TIMED_OUT.test(messageOf(error))) throw error
+      stop({ code: 'TIMEOUT', message: `the run took longer than timeoutMs (${request.limits.timeoutMs} ms)` })
+      return
+    }
     if (settled) {
       main.release()
       return

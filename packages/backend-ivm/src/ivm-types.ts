@@ -21,7 +21,6 @@ export interface IvmIsolate {
   compileScript(code: string, options?: { filename?: string }): Promise<IvmScript>
   compileScriptSync(code: string, options?: { filename?: string }): IvmScript
   getHeapStatistics(): Promise<IvmHeapStatistics>
-  getHeapStatisticsSync(): IvmHeapStatistics
   dispose(): void
 }
 

@@ -39,7 +39,6 @@ export async function normalizeCode(code: string, options: NormalizeOptions = {}
 }
 
 async function normalizeUncached(code: string, persistTopLevel: boolean): Promise<NormalizeResult> {
-
   // 1. Markdown fence. When the text does not start with the fence (prose first), make sure the
   //    "fence" is not a line inside a block comment of code that is valid as it is.
   let body = code
