@@ -1,37 +1,11 @@
-import type { ExecuteRequest } from '@cordon/core'
 import { afterEach, describe, expect, test } from 'vitest'
 import { createEngineLoader, describeLoadFailure, installHint } from '../src/engine-loader.js'
 import { createIvmBackend } from '../src/index.js'
 import { missingNoNodeSnapshot, type ProcessFacts } from '../src/runtime-check.js'
+import { rawRequest } from './helpers.js'
 
 function facts(overrides: Partial<ProcessFacts> = {}): ProcessFacts {
   return { versions: { node: '20.20.2' }, execArgv: [], env: {}, isDeno: false, ...overrides }
-}
-
-function request(): ExecuteRequest {
-  return {
-    script: '(async function () {\n return 1 + 1\n})',
-    filename: 'guest.js',
-    setup: '{"tools":[],"limits":{"maxOutputBytes":1048576,"maxLogEntries":100,"maxLogBytes":1000},"globals":null}',
-    tools: [],
-    limits: {
-      timeoutMs: 5_000,
-      memoryMb: 32,
-      maxOutputBytes: 1_048_576,
-      maxToolCalls: 100,
-      maxConcurrentToolCalls: 16,
-      maxLogEntries: 100,
-      maxLogBytes: 1_000,
-      maxCodeBytes: 1_048_576,
-    },
-    deadline: Date.now() + 5_000,
-    signal: new AbortController().signal,
-    host: {
-      log: () => undefined,
-      callTool: async () => 'null',
-      callToolSync: () => 'null',
-    },
-  }
 }
 
 describe('--no-node-snapshot', () => {
@@ -58,7 +32,7 @@ describe('--no-node-snapshot', () => {
       process.execArgv = execArgv.filter((arg) => arg !== '--no-node-snapshot')
       delete process.env.NODE_OPTIONS
       const backend = createIvmBackend()
-      const outcome = await backend.execute(request())
+      const outcome = await backend.execute(rawRequest('return 1 + 1'))
       expect(outcome).toMatchObject({ ok: false, error: { code: 'BACKEND_UNAVAILABLE' } })
       if (!outcome.ok) expect(outcome.error.message).toMatch(/node --no-node-snapshot/)
       await backend.dispose()
@@ -82,14 +56,14 @@ describe('loading isolated-vm', () => {
         throw new Error('boom')
       },
     })
-    const outcome = await backend.execute(request())
+    const outcome = await backend.execute(rawRequest('return 1 + 1'))
     expect(outcome).toMatchObject({ ok: false, error: { code: 'BACKEND_UNAVAILABLE' } })
     if (!outcome.ok) expect(outcome.error.message).toMatch(/boom/)
   })
 
   test('an injected object that is not isolated-vm is refused', async () => {
     const backend = createIvmBackend({ isolatedVm: {} as never })
-    const outcome = await backend.execute(request())
+    const outcome = await backend.execute(rawRequest('return 1 + 1'))
     expect(outcome).toMatchObject({ ok: false, error: { code: 'BACKEND_UNAVAILABLE' } })
   })
 
@@ -120,8 +94,8 @@ describe('loading isolated-vm', () => {
       },
     })
     expect(loads).toBe(0)
-    await backend.execute(request())
-    await backend.execute(request())
+    await backend.execute(rawRequest('return 1 + 1'))
+    await backend.execute(rawRequest('return 1 + 1'))
     expect(loads).toBe(1)
   })
 })

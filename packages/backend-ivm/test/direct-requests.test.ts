@@ -1,6 +1,6 @@
-import type { ExecuteRequest } from '@cordon/core'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createIvmBackend } from '../src/index.js'
+import { rawRequest } from './helpers.js'
 
 /**
  * Requests that did not come from core: a backend author or a test driving `execute` with a
@@ -8,29 +8,6 @@ import { createIvmBackend } from '../src/index.js'
  * synchronous calls, which hold the host's thread, so their own timeout must end them at the
  * deadline; large ones go asynchronously and the host's timer ends them.
  */
-function request(script: string, timeoutMs: number): ExecuteRequest {
-  const limits = {
-    timeoutMs,
-    memoryMb: 32,
-    maxOutputBytes: 1_048_576,
-    maxToolCalls: 100,
-    maxConcurrentToolCalls: 16,
-    maxLogEntries: 100,
-    maxLogBytes: 1_000,
-    maxCodeBytes: 4_000_000,
-  }
-  return {
-    script,
-    filename: 'guest.js',
-    setup: '{"tools":[],"limits":{"maxOutputBytes":1048576,"maxLogEntries":100,"maxLogBytes":1000},"globals":null}',
-    tools: [],
-    limits,
-    deadline: Date.now() + timeoutMs,
-    signal: new AbortController().signal,
-    host: { log: () => undefined, callTool: async () => 'null', callToolSync: () => 'null' },
-  }
-}
-
 const backend = createIvmBackend()
 afterAll(() => backend.dispose())
 
@@ -40,10 +17,10 @@ describe('a script whose top level loops', () => {
     ['large (handed over asynchronously)', `/*${'x'.repeat(100_000)}*/`],
   ])('%s ends TIMEOUT at its deadline and the backend keeps serving', async (_, padding) => {
     const started = Date.now()
-    const outcome = await backend.execute(request(`${padding}for (;;) {}`, 300))
+    const outcome = await backend.execute(rawRequest('', { script: `${padding}for (;;) {}`, timeoutMs: 300 }))
     expect(outcome).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
     expect(Date.now() - started).toBeLessThan(300 + 1_000)
-    const next = await backend.execute(request('(async function () {\nreturn 1 + 1\n})', 5_000))
+    const next = await backend.execute(rawRequest('return 1 + 1'))
     expect(next).toMatchObject({ ok: true })
   })
 })

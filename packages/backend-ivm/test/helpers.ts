@@ -1,4 +1,4 @@
-import { createSandbox, type RunResult, type Sandbox } from '@cordon/core'
+import { createSandbox, type ExecuteRequest, type RunResult, type Sandbox } from '@cordon/core'
 import { createIvmBackend, type IvmBackendOptions } from '../src/index.js'
 
 export function ivmSandbox(options?: IvmBackendOptions): Sandbox {
@@ -23,4 +23,31 @@ export async function timed<T>(action: () => Promise<T>): Promise<{ value: T; ms
 export function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b)
   return sorted[Math.floor(sorted.length / 2)] as number
+}
+
+/**
+ * A raw ExecuteRequest for driving the backend without core. `body` becomes the body of the
+ * async function core would have made of it; `timeoutMs` sets the limit and the deadline.
+ */
+export function rawRequest(body: string, { timeoutMs = 5_000, ...overrides }: Partial<ExecuteRequest> & { timeoutMs?: number } = {}): ExecuteRequest {
+  return {
+    script: `(async function () {\n${body}\n})`,
+    filename: 'guest.js',
+    setup: '{"tools":[],"limits":{"maxOutputBytes":1048576,"maxLogEntries":100,"maxLogBytes":10000},"globals":null}',
+    tools: [],
+    limits: {
+      timeoutMs,
+      memoryMb: 32,
+      maxOutputBytes: 1_048_576,
+      maxToolCalls: 100,
+      maxConcurrentToolCalls: 16,
+      maxLogEntries: 100,
+      maxLogBytes: 10_000,
+      maxCodeBytes: 1_048_576,
+    },
+    deadline: Date.now() + timeoutMs,
+    signal: new AbortController().signal,
+    host: { log: () => undefined, callTool: async () => 'null', callToolSync: () => 'null' },
+    ...overrides,
+  }
 }

@@ -1,34 +1,10 @@
-import type { BackendSession, ExecuteRequest, ToolSet } from '@cordon/core'
+import type { BackendSession, ToolSet } from '@cordon/core'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createIvmBackend } from '../src/index.js'
-import { codeOf, ivmSandbox, timed, valueOf } from './helpers.js'
+import { codeOf, ivmSandbox, rawRequest as request, timed, valueOf } from './helpers.js'
 
 const sandbox = ivmSandbox()
 afterAll(() => sandbox.dispose())
-
-/** A raw ExecuteRequest for driving a BackendSession without core (the guest code is already normalized). */
-function request(body: string, overrides: Partial<ExecuteRequest> = {}): ExecuteRequest {
-  return {
-    script: `(async function () {\n${body}\n})`,
-    filename: 'guest.js',
-    setup: '{"tools":[],"limits":{"maxOutputBytes":1048576,"maxLogEntries":100,"maxLogBytes":10000},"globals":null}',
-    tools: [],
-    limits: {
-      timeoutMs: 5_000,
-      memoryMb: 32,
-      maxOutputBytes: 1_048_576,
-      maxToolCalls: 100,
-      maxConcurrentToolCalls: 16,
-      maxLogEntries: 100,
-      maxLogBytes: 10_000,
-      maxCodeBytes: 1_048_576,
-    },
-    deadline: Date.now() + 5_000,
-    signal: new AbortController().signal,
-    host: { log: () => undefined, callTool: async () => 'null', callToolSync: () => 'null' },
-    ...overrides,
-  }
-}
 
 async function openRaw(): Promise<{ session: BackendSession; dispose: () => Promise<void> }> {
   const backend = createIvmBackend()

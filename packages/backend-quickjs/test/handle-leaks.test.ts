@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
+import { debugBuildBackend } from './helpers/debug-build.js'
 import { codeOf, executeDirect, type DirectOptions } from './helpers/execute.js'
 
 /**
@@ -8,12 +9,7 @@ import { codeOf, executeDirect, type DirectOptions } from './helpers/execute.js'
  * checks the C side more strictly still. Every program below must end with its own outcome and
  * free its engine cleanly, whichever way it ended.
  */
-const disposeErrors: unknown[] = []
-const backend = createQuickJSBackend({
-  variant: () => import('@jitl/quickjs-wasmfile-debug-sync'),
-  wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
-  onDisposeError: (error) => disposeErrors.push(error),
-})
+const { backend, disposeErrors } = debugBuildBackend()
 afterAll(() => backend.dispose())
 
 const tools = {

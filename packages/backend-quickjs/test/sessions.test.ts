@@ -1,6 +1,7 @@
 import { isSandboxError, type BackendSession } from '@cordon/core'
 import { afterAll, beforeEach, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
+import { debugBuildBackend } from './helpers/debug-build.js'
 import { codeOf, executeDirect, valueOf } from './helpers/execute.js'
 
 const MB = 1024 * 1024
@@ -10,12 +11,7 @@ const MB = 1024 * 1024
  * freed with an object still alive, and the backend reports that through `onDisposeError`. So
  * every test here also proves that a session's engine is freed cleanly, whichever way it ended.
  */
-const disposeErrors: unknown[] = []
-const backend = createQuickJSBackend({
-  variant: () => import('@jitl/quickjs-wasmfile-debug-sync'),
-  wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
-  onDisposeError: (error) => disposeErrors.push(error),
-})
+const { backend, disposeErrors } = debugBuildBackend()
 afterAll(() => backend.dispose())
 beforeEach(() => {
   disposeErrors.length = 0

@@ -69,3 +69,21 @@ export async function waitFor(condition: () => boolean, timeoutMs: number): Prom
   }
   return condition()
 }
+
+/**
+ * Guest code (for a backend opened with `exposeProcess`) that writes frames on the child's
+ * stdout as an escaped guest could: `send(message)` a framed message, `raw(bytes)` anything,
+ * `later(fn, ms)` on the child's own timers.
+ */
+export const FORGE = `
+const B = escapedProcess.getBuiltinModule('buffer').Buffer
+const frame = (message) => {
+  const body = B.from(JSON.stringify(message))
+  const head = B.alloc(4)
+  head.writeUInt32BE(body.length)
+  return B.concat([head, body])
+}
+const send = (message) => escapedProcess.stdout.write(frame(message))
+const raw = (bytes) => escapedProcess.stdout.write(B.from(bytes))
+const later = (fn, ms) => escapedProcess.getBuiltinModule('timers').setTimeout(fn, ms)
+`

@@ -4,7 +4,7 @@
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox } from '@cordon/core'
-import { errorOf, open } from './helpers.js'
+import { FORGE, errorOf, open } from './helpers.js'
 
 let sandbox: Sandbox
 
@@ -14,18 +14,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.dispose()
 })
-
-const FORGE = `
-const B = escapedProcess.getBuiltinModule('buffer').Buffer
-const frame = (message) => {
-  const body = B.from(JSON.stringify(message))
-  const head = B.alloc(4)
-  head.writeUInt32BE(body.length)
-  return B.concat([head, body])
-}
-const send = (message) => escapedProcess.stdout.write(frame(message))
-const raw = (bytes) => escapedProcess.stdout.write(B.from(bytes))
-`
 
 const forged = (body: string, options: Parameters<Sandbox['run']>[1] = {}) =>
   sandbox.run(`${FORGE}\n${body}\nawait new Promise(() => {})`, { timeoutMs: 5_000, ...options })

@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox, Session } from '@cordon/core'
-import { descendants, errorOf, open, running, valueOf, waitFor } from './helpers.js'
+import { FORGE, descendants, errorOf, open, running, valueOf, waitFor } from './helpers.js'
 
 const linux = process.platform === 'linux'
 let sandbox: Sandbox
@@ -18,19 +18,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await sandbox.dispose()
 })
-
-/** Writes frames on the child's stdout, as an escaped guest could. */
-const FORGE = `
-const B = escapedProcess.getBuiltinModule('buffer').Buffer
-const frame = (message) => {
-  const body = B.from(JSON.stringify(message))
-  const head = B.alloc(4)
-  head.writeUInt32BE(body.length)
-  return B.concat([head, body])
-}
-const send = (message) => escapedProcess.stdout.write(frame(message))
-const later = (fn, ms) => escapedProcess.getBuiltinModule('timers').setTimeout(fn, ms)
-`
 
 async function expectSessionGone(session: Session): Promise<void> {
   // The violation kills the child as soon as the frame is read. Read together with `done`, it

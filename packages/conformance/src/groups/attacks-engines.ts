@@ -3,6 +3,7 @@
  * reachable callers, isolated-vm's References, quickjs-emscripten's C recursion.
  */
 import type { ConformanceCheck } from '../types.js'
+import { GUEST_WALK_SOURCE } from '../harness/guest-snippets.js'
 import { attack } from './attacks-define.js'
 
 export const engineAttacks: ConformanceCheck[] = [
@@ -44,24 +45,11 @@ return __report()`,
   // string it saw to a tool, where the host looks for its secrets.
   attack({
     name: 'no isolated-vm Reference, ExternalCopy or Callback is reachable (isolated-vm README)',
-    body: `
-const seen = new Set()
+    body: `${GUEST_WALK_SOURCE}
 const strings = []
-const visit = (value, path, depth) => {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return
-  seen.add(value)
+const visit = (value, path) => {
   try { if (typeof value === 'object' && !Array.isArray(value)) for (const v of Object.values(value)) if (typeof v === 'string' && strings.length < 5000) strings.push(v.slice(0, 200)) } catch (e) {}
-  const found = __handle(value)
-  if (found) __probe(value, path)
-  if (depth >= 4) return
-  let keys = []
-  try { keys = Reflect.ownKeys(value) } catch (e) {}
-  for (const key of keys) {
-    let d
-    try { d = Object.getOwnPropertyDescriptor(value, key) } catch (e) {}
-    if (d) for (const v of [d.value, d.get, d.set]) visit(v, path + '.' + String(key), depth + 1)
-  }
-  try { visit(Object.getPrototypeOf(value), path + '.[[Prototype]]', depth + 1) } catch (e) {}
+  if (__handle(value)) __probe(value, path)
 }
 const pending = ns.tool()
 const roots = {
@@ -70,7 +58,7 @@ const roots = {
   timer: setTimeout(() => {}, 1), interval: setInterval(() => {}, 1000),
 }
 clearInterval(roots.interval)
-for (const [name, root] of Object.entries(roots)) visit(root, name, 0)
+for (const [name, root] of Object.entries(roots)) __walk(root, name, 4, visit)
 for (const name of ['ivm', '_ivm', 'isolatedVm', '$0', '_host', '__host', 'host', 'bridge', '_bridge', 'Reference', 'ExternalCopy', 'Callback']) {
   try { const v = Function('return typeof ' + name + ' === "undefined" ? undefined : ' + name)(); if (v !== undefined) __probe(v, 'global ' + name) } catch (e) {}
 }

@@ -1,5 +1,6 @@
 import type { RunOptions, ToolSet } from '@cordon/core'
 import { expectNoEscape } from '../harness/escape.js'
+import { GUEST_WALK_SOURCE } from '../harness/guest-snippets.js'
 import type { ConformanceCheck } from '../types.js'
 
 function escape(name: string, body: string, options?: () => RunOptions): ConformanceCheck {
@@ -61,25 +62,12 @@ return found.join('; ')
 `
 
 /** Walks everything reachable from the guest's global object (three levels deep). */
-const SWEEP_BODY = `
-const seen = new Set()
+const SWEEP_BODY = `${GUEST_WALK_SOURCE}
 const found = []
-const visit = (value, path, depth) => {
-  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || seen.has(value)) return
-  seen.add(value)
+__walk(globalThis, 'globalThis', 3, (value, path) => {
   const r = __escape(value, true)
   if (r) found.push(path + ': ' + r)
-  if (depth >= 3) return
-  let keys = []
-  try { keys = Reflect.ownKeys(value) } catch (e) {}
-  for (const key of keys) {
-    let d
-    try { d = Object.getOwnPropertyDescriptor(value, key) } catch (e) {}
-    if (d) for (const v of [d.value, d.get, d.set]) visit(v, path + '.' + String(key), depth + 1)
-  }
-  try { visit(Object.getPrototypeOf(value), path + '.[[Prototype]]', depth + 1) } catch (e) {}
-}
-visit(globalThis, 'globalThis', 0)
+})
 return found.join('; ')
 `
 

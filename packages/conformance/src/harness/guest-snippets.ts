@@ -115,3 +115,27 @@ function __probe(x, label) {
 }
 function __report() { return __found.join('; ') }
 `
+
+/**
+ * `__walk(root, path, maxDepth, onValue)` calls `onValue(value, path)` once for every object
+ * and function reachable from `root` through own properties (values, getters, setters) and
+ * prototypes, up to `maxDepth` steps; objects seen by an earlier walk are skipped.
+ */
+export const GUEST_WALK_SOURCE = `
+const __walked = new Set()
+function __walk(value, path, maxDepth, onValue, depth) {
+  depth = depth || 0
+  if (value === null || (typeof value !== 'object' && typeof value !== 'function') || __walked.has(value)) return
+  __walked.add(value)
+  onValue(value, path)
+  if (depth >= maxDepth) return
+  let keys = []
+  try { keys = Reflect.ownKeys(value) } catch (e) {}
+  for (const key of keys) {
+    let d
+    try { d = Object.getOwnPropertyDescriptor(value, key) } catch (e) {}
+    if (d) for (const v of [d.value, d.get, d.set]) __walk(v, path + '.' + String(key), maxDepth, onValue, depth + 1)
+  }
+  try { __walk(Object.getPrototypeOf(value), path + '.[[Prototype]]', maxDepth, onValue, depth + 1) } catch (e) {}
+}
+`

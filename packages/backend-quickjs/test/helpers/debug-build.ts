@@ -1,0 +1,16 @@
+import type { SandboxBackend } from '@cordon/core'
+import { createQuickJSBackend } from '../../src/index.js'
+
+/**
+ * A backend on QuickJS's debug build, which asserts when an engine is freed with an object
+ * still alive; the backend reports such failures through `onDisposeError`, collected here.
+ */
+export function debugBuildBackend(): { backend: SandboxBackend; disposeErrors: unknown[] } {
+  const disposeErrors: unknown[] = []
+  const backend = createQuickJSBackend({
+    variant: () => import('@jitl/quickjs-wasmfile-debug-sync'),
+    wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
+    onDisposeError: (error) => disposeErrors.push(error),
+  })
+  return { backend, disposeErrors }
+}
