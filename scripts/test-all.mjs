@@ -8,6 +8,7 @@ import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
 import { join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pnpmCommand } from './pnpm.mjs'
+import { failedTests } from './test-failures.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const workspaces = ['packages', 'apps'].flatMap((dir) =>
@@ -18,7 +19,12 @@ const workspaces = ['packages', 'apps'].flatMap((dir) =>
 const reportDirs = [root, ...workspaces, join(root, 'examples'), join(root, 'tests', 'cross-backend')]
 for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
 
-const step = (command) => spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
+const failedSteps = []
+const step = (command) => {
+  const ok = spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
+  if (!ok) failedSteps.push(command)
+  return ok
+}
 // `--packages-only` skips the other runtimes (about 800 MB of downloads the first time).
 const packagesOnly = process.argv.includes('--packages-only')
 const steps = [
@@ -41,6 +47,8 @@ const allStepsOk = steps.every(Boolean)
 
 let passed = 0
 let failed = 0
+// CI keeps only the end of the log: name every failure right above the total.
+const failures = []
 for (const dir of reportDirs) {
   const results = join(dir, 'test-results')
   if (!existsSync(results)) continue
@@ -51,8 +59,11 @@ for (const dir of reportDirs) {
     passed += report.numPassedTests ?? report.passed ?? 0
     failed += report.numFailedTests ?? report.failed ?? 0
     if (report.numTotalTests === 0 && report.success === false) failed++
+    failures.push(...failedTests(report, root), ...(report.failures ?? []))
   }
 }
+for (const command of failedSteps) console.log(`step failed: ${command}`)
+for (const failure of failures) console.log(`failed: ${failure}`)
 const crashed = !allStepsOk && failed === 0 ? 1 : 0
 console.log(`tests: ${passed} passed, ${failed + crashed} failed`)
 process.exit(allStepsOk && failed === 0 ? 0 : 1)

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { pnpmCommand } from './pnpm.mjs'
+import { failedTests } from './test-failures.mjs'
 
 const root = fileURLToPath(new URL('..', import.meta.url))
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')))
@@ -69,6 +70,7 @@ const ok = sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pn
 
 let passed = 0
 let failed = 0
+const failures = []
 // A suite that quietly ran on the wrong engine proves nothing: when the ivm backend is among
 // the packages, it must really run a program on this Node first.
 if (ok && packages.includes('@cordon/backend-ivm')) {
@@ -101,6 +103,7 @@ function readReport(name) {
   const file = join(dir, 'test-results', 'vitest.json')
   if (!existsSync(file)) return { passed: 0, failed: 1 }
   const report = JSON.parse(readFileSync(file, 'utf8'))
+  failures.push(...failedTests(report, copy).map((line) => `Node ${version}: ${line}`))
   return { passed: report.numPassedTests, failed: report.numFailedTests + (report.numTotalTests === 0 ? 1 : 0) }
 }
 
@@ -108,6 +111,6 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1)
 console.log(`Node ${version}: ${passed} passed, ${failed} failed in ${seconds}s`)
 if (args.json) {
   mkdirSync(dirname(join(root, args.json)), { recursive: true })
-  writeFileSync(join(root, args.json), JSON.stringify({ node: version, packages, passed, failed, seconds: Number(seconds) }, null, 2))
+  writeFileSync(join(root, args.json), JSON.stringify({ node: version, packages, passed, failed, failures, seconds: Number(seconds) }, null, 2))
 }
 process.exit(failed === 0 ? 0 : 1)

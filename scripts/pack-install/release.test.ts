@@ -14,6 +14,22 @@ const publishable = Object.keys(tarballs).sort()
 const changesetBin = join(repo, 'node_modules/@changesets/cli/bin.js')
 const copy = join(root, 'release-copy')
 const sh = (command: string, cwd: string) => run('sh', ['-c', command], cwd, userEnv())
+// `changeset status` diffs against the config's base branch. A CI checkout is often a detached
+// commit with no local base branch; then the status runs in a throwaway clone whose base branch
+// is that commit (nothing differs from it, and every committed changeset is still read).
+const baseBranch = JSON.parse(readFileSync(join(repo, '.changeset/config.json'), 'utf8')).baseBranch as string
+const git = (args: string[], cwd: string) => execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+function statusCheckout(): string {
+  try {
+    git(['rev-parse', '--verify', '--quiet', `${baseBranch}^{commit}`], repo)
+    return repo
+  } catch {
+    const clone = join(root, 'status-clone')
+    git(['clone', '-q', '--shared', '--no-checkout', repo, clone], root)
+    git(['checkout', '-q', '-B', baseBranch, git(['rev-parse', 'HEAD'], repo)], clone)
+    return clone
+  }
+}
 const manifest = (dir: string, pkg: string) => JSON.parse(readFileSync(join(dir, 'packages', pkg.replace('@cordon/', ''), 'package.json'), 'utf8'))
 
 // What each package's next version must be: its largest requested bump; dependents of a
@@ -24,7 +40,7 @@ const expected = Object.fromEntries(publishable.map((pkg) => [pkg, bumpVersion(m
 describe('changesets', () => {
   it('`changeset status` is clean and plans exactly the requested bumps', async () => {
     const plan = join(root, 'release-plan.json')
-    const r = await run('node', [changesetBin, 'status', `--output=${plan}`], repo)
+    const r = await run('node', [changesetBin, 'status', `--output=${plan}`], statusCheckout())
     expect(r.code, r.stdout + r.stderr).toBe(0)
     const { releases } = JSON.parse(readFileSync(plan, 'utf8')) as { releases: { name: string; type: string; newVersion: string }[] }
     const planned = Object.fromEntries(releases.filter(({ type }) => type !== 'none').map(({ name, newVersion }) => [name, newVersion]))
