@@ -1,10 +1,6 @@
-import { releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
-
-type Create = (capPages: number) => Promise<FreshEngine>
-
-interface Pending {
+interface Pending<T> {
   capPages: number
-  engine: Promise<FreshEngine>
+  engine: Promise<T>
 }
 
 /**
@@ -13,21 +9,22 @@ interface Pending {
  * one session, and is never returned to the pool. Engines are made for one memory cap: when
  * runs ask for another cap, the pooled ones are dropped and the pool refills for the new one.
  */
-export class EnginePool {
-  private ready: Pending[] = []
+export class EnginePool<T> {
+  private ready: Pending<T>[] = []
   private refillTimer: ReturnType<typeof setTimeout> | undefined
   private closed = false
 
   constructor(
     private readonly size: number,
-    private readonly create: Create,
+    private readonly create: (capPages: number) => Promise<T>,
+    private readonly release: (engine: T) => void,
   ) {}
 
   /** A fresh engine for `capPages`: a pooled one if it fits, else a new one. */
-  take(capPages: number): Promise<FreshEngine> {
+  take(capPages: number): Promise<T> {
     const index = this.ready.findIndex((pending) => pending.capPages === capPages)
     const taken = index >= 0 ? this.ready.splice(index, 1)[0] : undefined
-    for (const stale of this.ready.filter((pending) => pending.capPages !== capPages)) discard(stale)
+    for (const stale of this.ready.filter((pending) => pending.capPages !== capPages)) this.discard(stale)
     this.ready = this.ready.filter((pending) => pending.capPages === capPages)
     this.scheduleRefill(capPages)
     // A pooled engine that failed to build (e.g. the host ran short of memory) is replaced.
@@ -39,7 +36,7 @@ export class EnginePool {
     this.closed = true
     if (this.refillTimer !== undefined) clearTimeout(this.refillTimer)
     this.refillTimer = undefined
-    for (const pending of this.ready) discard(pending)
+    for (const pending of this.ready) this.discard(pending)
     this.ready = []
   }
 
@@ -60,8 +57,8 @@ export class EnginePool {
       }
     }, 0)
   }
-}
 
-function discard(pending: Pending): void {
-  pending.engine.then(releaseFreshEngine, () => undefined)
+  private discard(pending: Pending<T>): void {
+    pending.engine.then(this.release, () => undefined)
+  }
 }

@@ -1,5 +1,6 @@
 import { GUEST_RUNTIME_SOURCE, SandboxError } from '@cordon/core'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import { applyEngineImage, captureEngineImage, type EngineImage, type Preparation } from './engine-image.js'
 import type { Engine } from './engine-loader.js'
 import { LENGTH_GUARD_FILENAME, LENGTH_GUARD_SOURCE } from './length-guard-source.js'
 import { MemoryGuard } from './memory-guard.js'
@@ -11,7 +12,8 @@ export const RUNTIME_FILENAME = 'cordon-runtime'
  * Everything a run needs that does not depend on the run: a WASM instance of its own, a
  * runtime and a context in it, and GUEST_RUNTIME_SOURCE evaluated to its factory function
  * (not yet called, so no host function is reachable and no global has changed). Prepared
- * ahead of time by the pool, used by exactly one run or one session, then thrown away.
+ * ahead of time by the pool, used by exactly one run or one session, then thrown away. The
+ * evaluation is done in the instance itself or copied in from an engine image.
  */
 export interface FreshEngine {
   readonly guard: MemoryGuard
@@ -24,27 +26,86 @@ export interface FreshEngine {
   readonly heapStartBytes: number
 }
 
-export async function createFreshEngine(engine: Engine, capPages: number, maxStackSizeBytes: number): Promise<FreshEngine> {
-  const guard = new MemoryGuard(engine.initialPages, capPages)
+/**
+ * `useImage`: start from the engine image when one is ready (see engine-image.ts); the first
+ * call for an engine and stack size starts taking it in the background.
+ */
+export async function createFreshEngine(engine: Engine, capPages: number, maxStackSizeBytes: number, useImage: boolean): Promise<FreshEngine> {
+  const steps = enginePreparation(maxStackSizeBytes)
+  const image = useImage ? readyImage(engine, maxStackSizeBytes) : undefined
+  const fits = image !== undefined && image.pages <= capPages
+  const guard = new MemoryGuard(fits ? Math.max(engine.initialPages, image.pages) : engine.initialPages, capPages)
   try {
-    return await prepare(engine, guard, maxStackSizeBytes)
+    return await prepare(engine, guard, steps, fits ? image : undefined)
   } catch (error) {
     if (!guard.exceeded) throw error
     throw new SandboxError('MEMORY_LIMIT', 'memoryMb is too small for QuickJS and the guest runtime themselves', { cause: error })
   }
 }
 
-async function prepare(engine: Engine, guard: MemoryGuard, maxStackSizeBytes: number): Promise<FreshEngine> {
+async function prepare(engine: Engine, guard: MemoryGuard, steps: Preparation, image: EngineImage | undefined): Promise<FreshEngine> {
   const module = await engine.instantiate(guard)
-  const runtime = module.newRuntime()
-  // Without a limit, deep recursion overflows the host's stack inside WASM instead of
-  // raising a catchable error in the guest.
-  runtime.setMaxStackSize(maxStackSizeBytes)
-  const context = runtime.newContext()
-  // Before the guest runtime, so it too captures the guarded built-ins (see length-guard.ts).
-  evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
-  const runtimeFactory = evaluate(context, runtime, GUEST_RUNTIME_SOURCE, RUNTIME_FILENAME, 'the guest runtime')
+  const { runtime, context } = steps.makeBare(module)
+  if (image === undefined || !applyEngineImage(image, guard.memory, runtime, context)) steps.evaluate(context, runtime)
+  const runtimeFactory = evaluate(context, runtime, TAKE_FACTORY_SOURCE, 'cordon-take-runtime', 'taking the guest runtime')
   return { guard, module, runtime, context, runtimeFactory, heapStartBytes: engine.heapStartBytes }
+}
+
+/**
+ * The guest runtime's factory waits on the global object under this name from its evaluation
+ * (which an engine image may have done) until it is taken, before any guest code exists.
+ */
+const FACTORY_KEY = '__cordonRuntimeFactory'
+const TAKE_FACTORY_SOURCE = `(() => { const factory = globalThis.${FACTORY_KEY}; delete globalThis.${FACTORY_KEY}; if (typeof factory !== 'function') throw new TypeError('no guest runtime'); return factory })()`
+
+export function enginePreparation(maxStackSizeBytes: number): Preparation {
+  return {
+    makeBare(module) {
+      const runtime = module.newRuntime()
+      // Without a limit, deep recursion overflows the host's stack inside WASM instead of
+      // raising a catchable error in the guest.
+      runtime.setMaxStackSize(maxStackSizeBytes)
+      return { runtime, context: runtime.newContext() }
+    },
+    evaluate(context, runtime) {
+      // Before the guest runtime, so it too captures the guarded built-ins (see length-guard.ts).
+      evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
+      evaluate(context, runtime, `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, RUNTIME_FILENAME, 'the guest runtime').dispose()
+    },
+    check(context) {
+      const result = context.evalCode(`typeof globalThis.${FACTORY_KEY}`, 'cordon-image-check', { type: 'global' })
+      if (result.error) {
+        result.error.dispose()
+        return false
+      }
+      return result.value.consume((value) => context.getString(value)) === 'function'
+    },
+  }
+}
+
+/** Per engine and stack size: the image's capture, and the image once it is taken (if it can be). */
+const images = new WeakMap<Engine, Map<number, { capture: Promise<EngineImage | undefined>; image: EngineImage | undefined }>>()
+
+/** The engine image for this engine and stack size; the first call starts taking it. */
+export function engineImage(engine: Engine, maxStackSizeBytes: number): Promise<EngineImage | undefined> {
+  let byStack = images.get(engine)
+  if (byStack === undefined) images.set(engine, (byStack = new Map()))
+  let entry = byStack.get(maxStackSizeBytes)
+  if (entry === undefined) {
+    const capture = captureEngineImage(engine, enginePreparation(maxStackSizeBytes))
+    const started = { capture, image: undefined as EngineImage | undefined }
+    void capture.then((image) => {
+      started.image = image
+    })
+    byStack.set(maxStackSizeBytes, (entry = started))
+  }
+  return entry.capture
+}
+
+/** The image if it is taken already; otherwise undefined, and it is being taken. */
+function readyImage(engine: Engine, maxStackSizeBytes: number): EngineImage | undefined {
+  void engineImage(engine, maxStackSizeBytes)
+  return images.get(engine)?.get(maxStackSizeBytes)?.image
 }
 
 function evaluate(context: QuickJSContext, runtime: QuickJSRuntime, source: string, filename: string, what: string): QuickJSHandle {

@@ -38,6 +38,13 @@ export interface QuickJSBackendOptions {
    */
   maxStackSizeBytes?: number
   /**
+   * Start each fresh engine from a memory image of one that evaluated the guest runtime, instead
+   * of evaluating it again (~0.3 ms instead of ~10 ms; Math.random is seeded anew for each). The
+   * image is taken in the background after the first engine and checked before use; where it
+   * cannot be checked, engines evaluate as with `false`. Default true.
+   */
+  engineImage?: boolean
+  /**
    * Called when QuickJS fails to free a finished run's engine. The run's result stands (its WASM
    * instance is dropped whole either way); this only signals an engine bug, e.g. QuickJS
    * 2025-09-13 keeps objects of promise chains longer than ~20,000 links. Default: ignored.
@@ -50,6 +57,7 @@ export interface ResolvedQuickJSOptions {
   wasmModule: Loadable<WasmModuleInput> | undefined
   poolSize: number
   maxStackSizeBytes: number
+  engineImage: boolean
   onDisposeError: ((error: unknown) => void) | undefined
 }
 
@@ -66,6 +74,7 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
     wasmModule: options.wasmModule,
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 16),
     maxStackSizeBytes: integer('maxStackSizeBytes', options.maxStackSizeBytes, DEFAULT_MAX_STACK_SIZE_BYTES, 16 * 1024, 8 * 1024 * 1024),
+    engineImage: flag('engineImage', options.engineImage, true),
     onDisposeError: callback('onDisposeError', options.onDisposeError),
   }
 }
@@ -75,6 +84,12 @@ function integer(name: string, value: unknown, fallback: number, min: number, ma
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
     throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
   }
+  return value
+}
+
+function flag(name: string, value: unknown, fallback: boolean): boolean {
+  if (value === undefined) return fallback
+  if (typeof value !== 'boolean') throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be a boolean, got ${typeof value}`)
   return value
 }
 

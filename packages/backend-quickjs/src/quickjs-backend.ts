@@ -3,9 +3,9 @@ import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { engineLoader, type Engine } from './engine-loader.js'
 import { EnginePool } from './engine-pool.js'
-import { createFreshEngine, type FreshEngine } from './fresh-engine.js'
+import { createFreshEngine } from './fresh-engine.js'
 import { resolveOptions, type QuickJSBackendOptions } from './options.js'
-import { SessionEngine } from './session-engine.js'
+import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session-engine.js'
 
 /**
  * A backend that runs each guest in QuickJS compiled to WebAssembly, in a WASM instance of its
@@ -16,8 +16,11 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
   const settings = resolveOptions(options)
   const loadEngine = engineLoader(settings)
   let engine: Engine | undefined
-  const pool = new EnginePool(settings.poolSize, async (capPages) =>
-    createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes),
+  const pool = new EnginePool(
+    settings.poolSize,
+    async (capPages) =>
+      makeReadyEngine(await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage), settings.onDisposeError),
+    releaseReadyEngine,
   )
   const sessions = new Set<SessionEngine>()
 
@@ -28,15 +31,16 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     } catch (error) {
       throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE' ? error : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
     }
-    let fresh: FreshEngine
+    let ready: ReadyEngine
     try {
-      fresh = await pool.take(engine.capPagesFor(memoryMb))
+      ready = await pool.take(engine.capPagesFor(memoryMb))
     } catch (error) {
-      if (SandboxError.isInstance(error) && (error.code === 'BACKEND_UNAVAILABLE' || error.code === 'MEMORY_LIMIT')) throw error
+      // BACKEND_UNAVAILABLE, MEMORY_LIMIT, or the guest runtime failing to start (BACKEND_CRASHED).
+      if (SandboxError.isInstance(error)) throw error
       throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
     }
-    if (!keepEngine) return SessionEngine.open(fresh, { keepEngine, onDisposeError: settings.onDisposeError })
-    const session = SessionEngine.open(fresh, { keepEngine, onDisposeError: settings.onDisposeError, onRelease: () => sessions.delete(session) })
+    if (!keepEngine) return SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError })
+    const session = SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError, onRelease: () => sessions.delete(session) })
     sessions.add(session)
     return session
   }

@@ -23,7 +23,7 @@ describe('construction', () => {
     expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(/Cannot find package @jitl\/nope.*npm install @jitl\/quickjs-wasmfile-release-sync/)
   })
 
-  test.each([[{ poolSize: -1 }], [{ poolSize: 1.5 }], [{ maxStackSizeBytes: 10 }], [null]])('rejects bad options %j', (options) => {
+  test.each([[{ poolSize: -1 }], [{ poolSize: 1.5 }], [{ maxStackSizeBytes: 10 }], [{ engineImage: 'yes' }], [null]])('rejects bad options %j', (options) => {
     let thrown: unknown
     try {
       createQuickJSBackend(options as never)

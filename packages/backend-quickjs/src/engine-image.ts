@@ -1,0 +1,152 @@
+import type { QuickJSContext, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import type { Engine } from './engine-loader.js'
+import { MemoryGuard, WASM_PAGE_BYTES } from './memory-guard.js'
+
+/**
+ * A prepared engine's linear memory, as the bytes to write into a new instance that has only
+ * made its runtime and context. Why: compiling the guest runtime and the length guard (~55 KB of
+ * JavaScript) is most of what a fresh engine costs (~10 ms); patching ~300 KB takes ~0.3 ms.
+ *
+ * It is sound because QuickJS allocates deterministically: a new instance that makes a runtime
+ * and a context the same way gets the same pointers and the same heap, and after the patch its
+ * memory is byte for byte that of an instance that evaluated the sources itself. The one
+ * per-instance secret in it is Math.random's state, which QuickJS seeds from the clock when it
+ * makes a context; it is found by comparing two preparations and drawn anew for every copy.
+ *
+ * Everything is checked when the image is taken (the pointers of three instances agree, the
+ * preparations differ in one 8-byte word inside the context, a patched copy runs a program), and
+ * every copy checks its pointers again. When a check fails there is no image and every engine
+ * evaluates the sources, as it always could.
+ */
+export interface EngineImage {
+  /** Pages of linear memory the patched instance needs. */
+  readonly pages: number
+  readonly runtimePointer: number
+  readonly contextPointer: number
+  /** Address of Math.random's 64-bit state. */
+  readonly seedAddress: number
+  readonly patches: readonly { readonly at: number; readonly bytes: Uint8Array }[]
+}
+
+/** The steps the image stands for: turning a bare engine into a prepared one, and checking one. */
+export interface Preparation {
+  makeBare(module: QuickJSWASMModule): { runtime: QuickJSRuntime; context: QuickJSContext }
+  /** Evaluates the sources into a bare engine (also the path every engine takes without an image). */
+  evaluate(context: QuickJSContext, runtime: QuickJSRuntime): void
+  /** Whether a prepared engine holds what `evaluate` put there. */
+  check(context: QuickJSContext): boolean
+}
+
+/**
+ * Beyond this many bytes to write, patching is no cheaper than evaluating (the release build
+ * writes ~0.3 MB; QuickJS's debug build ~38 MB, so it evaluates).
+ */
+const MAX_PATCH_BYTES = 4 * 1024 * 1024
+
+/** A difference of up to this many equal bytes still joins two patches into one. */
+const PATCH_GAP = 64
+
+/** Where QuickJS keeps Math.random's state relative to the context: within its JSContext struct. */
+const CONTEXT_STRUCT_BYTES = 4096
+
+/** Takes and checks the image. Resolves undefined when any check fails. */
+export async function captureEngineImage(engine: Engine, steps: Preparation): Promise<EngineImage | undefined> {
+  const instances: { runtime: QuickJSRuntime; context: QuickJSContext }[] = []
+  const instance = async (prepare: boolean): Promise<{ bytes: Uint8Array; runtime: number; context: number }> => {
+    const guard = new MemoryGuard(engine.initialPages, engine.capPagesFor(256))
+    const made = steps.makeBare(await engine.instantiate(guard))
+    instances.push(made)
+    if (prepare) steps.evaluate(made.context, made.runtime)
+    return { bytes: new Uint8Array(guard.memory.buffer).slice(), runtime: pointerOf(made.runtime, 'rt'), context: pointerOf(made.context, 'ctx') }
+  }
+  try {
+    const first = await instance(true)
+    const second = await instance(true)
+    const bare = await instance(false)
+    const samePointers = [second, bare].every((other) => other.runtime === first.runtime && other.context === first.context)
+    if (!samePointers || first.runtime <= 0 || first.bytes.length !== second.bytes.length) return undefined
+    const seedAddress = seedWord(first.bytes, second.bytes, first.context)
+    if (seedAddress === undefined) return undefined
+    const patches = patchesBetween(bare.bytes, first.bytes)
+    if (patches.reduce((sum, patch) => sum + patch.bytes.length, 0) > MAX_PATCH_BYTES) return undefined
+    const image: EngineImage = { pages: first.bytes.length / WASM_PAGE_BYTES, runtimePointer: first.runtime, contextPointer: first.context, seedAddress, patches }
+    return (await copyWorks(engine, steps, image)) ? image : undefined
+  } catch {
+    return undefined
+  } finally {
+    for (const { context, runtime } of instances) {
+      if (context.alive) context.dispose()
+      if (runtime.alive) runtime.dispose()
+    }
+  }
+}
+
+/**
+ * Turns a bare engine (made by MakeBare in a memory of at least `image.pages`) into a prepared
+ * one. False, with nothing written, when its pointers are not the image's.
+ */
+export function applyEngineImage(image: EngineImage, memory: WebAssembly.Memory, runtime: QuickJSRuntime, context: QuickJSContext): boolean {
+  if (pointerOf(runtime, 'rt') !== image.runtimePointer || pointerOf(context, 'ctx') !== image.contextPointer) return false
+  if (memory.buffer.byteLength < image.pages * WASM_PAGE_BYTES) return false
+  const bytes = new Uint8Array(memory.buffer)
+  for (const patch of image.patches) bytes.set(patch.bytes, patch.at)
+  const seed = bytes.subarray(image.seedAddress, image.seedAddress + 8)
+  globalThis.crypto.getRandomValues(seed)
+  // xorshift64* never leaves the all-zero state.
+  if (seed.every((byte) => byte === 0)) seed[0] = 1
+  return true
+}
+
+/** The one aligned 8-byte word, inside the context, in which two preparations differ. */
+function seedWord(a: Uint8Array, b: Uint8Array, contextPointer: number): number | undefined {
+  let word: number | undefined
+  for (let i = 0; i < a.length; i++) {
+    if (a[i] === b[i]) continue
+    const start = i - (i % 8)
+    if (word !== undefined && word !== start) return undefined
+    word = start
+  }
+  if (word === undefined || word < contextPointer || word + 8 > contextPointer + CONTEXT_STRUCT_BYTES) return undefined
+  return word
+}
+
+function patchesBetween(from: Uint8Array, to: Uint8Array): EngineImage['patches'] {
+  const patches: { at: number; bytes: Uint8Array }[] = []
+  let i = 0
+  while (i < to.length) {
+    if (from[i] === to[i]) {
+      i++
+      continue
+    }
+    let end = i + 1
+    for (let equal = 0; end < to.length && equal < PATCH_GAP; end++) equal = from[end] === to[end] ? equal + 1 : 0
+    while (end > i + 1 && from[end - 1] === to[end - 1]) end--
+    patches.push({ at: i, bytes: to.slice(i, end) })
+    i = end
+  }
+  return patches
+}
+
+/** A patched copy must hold what the preparation put there and run a program. */
+async function copyWorks(engine: Engine, steps: Preparation, image: EngineImage): Promise<boolean> {
+  const guard = new MemoryGuard(Math.max(engine.initialPages, image.pages), engine.capPagesFor(256))
+  const { runtime, context } = steps.makeBare(await engine.instantiate(guard))
+  try {
+    if (!applyEngineImage(image, guard.memory, runtime, context) || !steps.check(context)) return false
+    const result = context.evalCode('[1, 2, 3].map((n) => n * 2).join() + typeof Math.random()', 'cordon-image-check', { type: 'global' })
+    if (result.error) {
+      result.error.dispose()
+      return false
+    }
+    return result.value.consume((value) => context.getString(value)) === '2,4,6number'
+  } finally {
+    context.dispose()
+    runtime.dispose()
+  }
+}
+
+/** A wrapper's C pointer; quickjs-emscripten keeps it in a public field its types do not declare. */
+function pointerOf(wrapper: QuickJSRuntime | QuickJSContext, field: 'rt' | 'ctx'): number {
+  const value = (wrapper as unknown as Record<string, { value?: unknown } | undefined>)[field]?.value
+  return typeof value === 'number' ? value : -1
+}

@@ -1,0 +1,111 @@
+import { createSandbox } from '@cordon/core'
+import type { QuickJSContext } from 'quickjs-emscripten-core'
+import { describe, expect, test } from 'vitest'
+import { applyEngineImage } from '../src/engine-image.js'
+import { engineLoader } from '../src/engine-loader.js'
+import { createFreshEngine, engineImage, enginePreparation, releaseFreshEngine } from '../src/fresh-engine.js'
+import { createQuickJSBackend } from '../src/index.js'
+import { MemoryGuard } from '../src/memory-guard.js'
+import { resolveOptions } from '../src/options.js'
+
+const release = resolveOptions({})
+const debug = resolveOptions({
+  variant: () => import('@jitl/quickjs-wasmfile-debug-sync'),
+  wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
+})
+
+function evalString(context: QuickJSContext, code: string): string {
+  return context.unwrapResult(context.evalCode(code, 'check.js', { type: 'global' })).consume((value) => context.getString(value))
+}
+
+describe('engine image', () => {
+  const settings = release
+  const load = engineLoader(settings)
+
+  test('is taken, and a patched bare engine holds the guest runtime and a seed of its own', async () => {
+    const engine = await load()
+    const image = await engineImage(engine, settings.maxStackSizeBytes)
+    expect(image).toBeDefined()
+    if (image === undefined) return
+    // The runtime's heap, not the whole 16 MiB memory.
+    expect(image.patches.reduce((sum, patch) => sum + patch.bytes.length, 0)).toBeLessThan(2 * 1024 * 1024)
+    expect(image.seedAddress).toBeGreaterThanOrEqual(image.contextPointer)
+
+    const steps = enginePreparation(settings.maxStackSizeBytes)
+    const firsts: string[] = []
+    for (let i = 0; i < 2; i++) {
+      const fresh = await createFreshEngine(engine, engine.capPagesFor(32), settings.maxStackSizeBytes, true)
+      try {
+        expect(fresh.context.typeof(fresh.runtimeFactory)).toBe('function')
+        // The factory was taken from the global object before any guest code exists.
+        expect(evalString(fresh.context, 'typeof globalThis.__cordonRuntimeFactory')).toBe('undefined')
+        firsts.push(evalString(fresh.context, 'String(Math.random())'))
+      } finally {
+        releaseFreshEngine(fresh)
+      }
+    }
+    expect(new Set(firsts).size).toBe(2)
+
+    // A bare engine becomes a prepared one only through the image.
+    const guard = new MemoryGuard(Math.max(engine.initialPages, image.pages), engine.capPagesFor(32))
+    const { runtime, context } = steps.makeBare(await engine.instantiate(guard))
+    try {
+      expect(steps.check(context)).toBe(false)
+      expect(applyEngineImage(image, guard.memory, runtime, context)).toBe(true)
+      expect(steps.check(context)).toBe(true)
+    } finally {
+      context.dispose()
+      runtime.dispose()
+    }
+  })
+
+  test('a bare engine whose pointers are not the image’s is left alone', async () => {
+    const engine = await load()
+    const image = await engineImage(engine, settings.maxStackSizeBytes)
+    if (image === undefined) throw new Error('no image')
+    const guard = new MemoryGuard(Math.max(engine.initialPages, image.pages), engine.capPagesFor(32))
+    const module = await engine.instantiate(guard)
+    // One allocation before the runtime moves every pointer after it.
+    const extra = module.newRuntime()
+    const { runtime, context } = enginePreparation(settings.maxStackSizeBytes).makeBare(module)
+    try {
+      const before = new Uint8Array(guard.memory.buffer).slice()
+      expect(applyEngineImage(image, guard.memory, runtime, context)).toBe(false)
+      // (16 MiB: compared as one buffer, not element by element)
+      expect(Buffer.compare(new Uint8Array(guard.memory.buffer), before)).toBe(0)
+    } finally {
+      context.dispose()
+      runtime.dispose()
+      extra.dispose()
+    }
+  })
+})
+
+test('QuickJS’s debug build gets none: its image would be ~38 MB to write, more than evaluating costs', async () => {
+  const engine = await engineLoader(debug)()
+  expect(await engineImage(engine, debug.maxStackSizeBytes)).toBeUndefined()
+  // ...and its engines evaluate the guest runtime themselves.
+  const fresh = await createFreshEngine(engine, engine.capPagesFor(128), debug.maxStackSizeBytes, true)
+  expect(fresh.context.typeof(fresh.runtimeFactory)).toBe('function')
+  releaseFreshEngine(fresh)
+})
+
+describe('engineImage option', () => {
+  test.each([true, false])('engineImage %s: one-off runs each draw their own Math.random and see no trace of the image', async (engineImage) => {
+    const sandbox = createSandbox(createQuickJSBackend({ poolSize: 0, engineImage }))
+    try {
+      const values: unknown[] = []
+      for (let i = 0; i < 12; i++) {
+        const result = await sandbox.run('return [Math.random(), Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith("__cordon"))]')
+        expect(result.ok).toBe(true)
+        if (!result.ok) return
+        const [random, traces] = result.value as [number, string[]]
+        expect(traces).toEqual([])
+        values.push(random)
+      }
+      expect(new Set(values).size).toBe(values.length)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+})
