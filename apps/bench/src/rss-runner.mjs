@@ -1,10 +1,13 @@
-// RSS growth of this (host) process over back-to-back W1 runs, per 1,000 runs. One contender
-// at a time, since RSS is the whole process's. RSS moves in steps (the allocator returns
-// memory late, a previous contender's garbage goes away), so after a warm-up it is read after
+// RSS growth of the host process over back-to-back W1 runs, per 1,000 runs. RSS is the whole
+// process's, so each contender is measured in a Node process of its own (rss-child.mjs) that
+// loads nothing else: another contender's memory coming and going cannot move its baseline.
+// RSS moves in steps (the allocator returns memory late), so after a warm-up it is read after
 // a full GC at several checkpoints and the growth is the slope of a least-squares line through
 // them, not the difference of two readings. Subprocess children come and go; the host's side
 // is what could leak, and that is what is measured.
+import { spawn } from 'node:child_process'
 import { setTimeout as sleep } from 'node:timers/promises'
+import { fileURLToPath } from 'node:url'
 import { reasonOf } from './reason.mjs'
 
 const MB = 1024 * 1024
@@ -29,7 +32,7 @@ function slope(points) {
   return sxx === 0 ? 0 : sxy / sxx
 }
 
-async function measureOne(c, { runs, budgetMs, warmup }) {
+export async function measureOne(c, { runs, budgetMs, warmup }) {
   for (let i = 0; i < warmup; i++) await c.W1()
   const points = [[0, await settledRss()]]
   const start = performance.now()
@@ -51,11 +54,35 @@ export async function measureRss(contenders, plan) {
   for (const c of chosen) {
     const row = { contenderId: c.id, contender: c.name, engine: c.engine, status: 'ok' }
     try {
-      Object.assign(row, await measureOne(c, plan.rss))
+      Object.assign(row, await inOwnProcess(c.id, plan.rss))
     } catch (error) {
       Object.assign(row, { status: 'failed', reason: reasonOf(error) })
     }
     rows.push(row)
   }
   return rows
+}
+
+const CHILD = fileURLToPath(new URL('./rss-child.mjs', import.meta.url))
+
+/** Runs measureOne for one contender in a fresh Node (same flags as this one); its last stdout line is the JSON result. */
+function inOwnProcess(id, rssPlan) {
+  return new Promise((resolve, reject) => {
+    const child = spawn(process.execPath, [...process.execArgv, CHILD, id, JSON.stringify(rssPlan)], { stdio: ['ignore', 'pipe', 'pipe'] })
+    let stdout = ''
+    let stderr = ''
+    child.stdout.on('data', (chunk) => (stdout += chunk))
+    child.stderr.on('data', (chunk) => (stderr += chunk))
+    child.on('error', reject)
+    child.on('close', (code) => {
+      const last = stdout.trim().split('\n').at(-1) ?? ''
+      try {
+        const result = JSON.parse(last)
+        if (result.error !== undefined) reject(new Error(result.error))
+        else resolve(result)
+      } catch {
+        reject(new Error(`the RSS process for ${id} exited with ${code}: ${stderr.trim().slice(-500) || 'no output'}`))
+      }
+    })
+  })
 }

@@ -1,7 +1,8 @@
 /**
  * Child-side memory checks. `--max-old-space-size` caps the V8 heap, but ArrayBuffers live
  * outside it; these checks catch a guest holding too much of them at each checkpoint (after
- * every job-queue drain and at the end), and an allocation failure the guest left uncaught.
+ * job-queue drains, those after tool results at most every 5 ms, and at the end), and an
+ * allocation failure the guest left uncaught.
  * A caught failure holds nothing: the allocation guard (allocation-guard-source.ts) reports
  * it as it happens. The host's RSS watchdog and RLIMIT_DATA cover the time between checkpoints.
  */
