@@ -31,7 +31,7 @@ const FULL = {
   budgetMs: 10_000,
   minSamples: 5,
   throughput: { warmup: 16, rounds: 8, batch: 64, budgetMs: 8_000 },
-  rss: { runs: 1000, budgetMs: 60_000, warmup: 100, contenders: undefined },
+  rss: { runs: 3000, budgetMs: 60_000, warmup: 3000, warmupBudgetMs: 30_000, contenders: undefined },
 }
 
 export function makePlan(quick) {

@@ -32,8 +32,11 @@ function slope(points) {
   return sxx === 0 ? 0 : sxy / sxx
 }
 
-export async function measureOne(c, { runs, budgetMs, warmup }) {
-  for (let i = 0; i < warmup; i++) await c.W1()
+export async function measureOne(c, { runs, budgetMs, warmup, warmupBudgetMs = budgetMs }) {
+  // A new process's RSS grows for its first hundreds of runs (JIT code, heaps reaching their
+  // working size), leak or not: warm up to a steady state first.
+  const warmupStart = performance.now()
+  for (let i = 0; i < warmup && performance.now() - warmupStart < warmupBudgetMs; i++) await c.W1()
   const points = [[0, await settledRss()]]
   const start = performance.now()
   const step = Math.ceil(runs / (CHECKPOINTS - 1))
