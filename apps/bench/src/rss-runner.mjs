@@ -33,8 +33,8 @@ function slope(points) {
 }
 
 export async function measureOne(c, { runs, budgetMs, warmup, warmupBudgetMs = budgetMs }) {
-  // A new process's RSS grows for its first hundreds of runs (JIT code, heaps reaching their
-  // working size), leak or not: warm up to a steady state first.
+  // A new process's RSS grows for its first thousands of runs (JIT code, V8's young generation
+  // reaching its working size), leak or not: warm up to a steady state first.
   const warmupStart = performance.now()
   for (let i = 0; i < warmup && performance.now() - warmupStart < warmupBudgetMs; i++) await c.W1()
   const points = [[0, await settledRss()]]

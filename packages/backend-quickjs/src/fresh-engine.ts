@@ -83,29 +83,37 @@ export function enginePreparation(maxStackSizeBytes: number): Preparation {
   }
 }
 
-/** Per engine and stack size: the image's capture, and the image once it is taken (if it can be). */
-const images = new WeakMap<Engine, Map<number, { capture: Promise<EngineImage | undefined>; image: EngineImage | undefined }>>()
+interface ImageEntry {
+  readonly capture: Promise<EngineImage | undefined>
+  /** Set when the capture succeeds. */
+  image: EngineImage | undefined
+}
 
-/** The engine image for this engine and stack size; the first call starts taking it. */
-export function engineImage(engine: Engine, maxStackSizeBytes: number): Promise<EngineImage | undefined> {
+/** Per engine and stack size: the image's capture, started on first use. */
+const images = new WeakMap<Engine, Map<number, ImageEntry>>()
+
+function imageEntry(engine: Engine, maxStackSizeBytes: number): ImageEntry {
   let byStack = images.get(engine)
   if (byStack === undefined) images.set(engine, (byStack = new Map()))
   let entry = byStack.get(maxStackSizeBytes)
   if (entry === undefined) {
-    const capture = captureEngineImage(engine, enginePreparation(maxStackSizeBytes))
-    const started = { capture, image: undefined as EngineImage | undefined }
-    void capture.then((image) => {
+    const started: ImageEntry = { capture: captureEngineImage(engine, enginePreparation(maxStackSizeBytes)), image: undefined }
+    void started.capture.then((image) => {
       started.image = image
     })
     byStack.set(maxStackSizeBytes, (entry = started))
   }
-  return entry.capture
+  return entry
+}
+
+/** The engine image for this engine and stack size, once taken (undefined if it cannot be). */
+export function engineImage(engine: Engine, maxStackSizeBytes: number): Promise<EngineImage | undefined> {
+  return imageEntry(engine, maxStackSizeBytes).capture
 }
 
 /** The image if it is taken already; otherwise undefined, and it is being taken. */
 function readyImage(engine: Engine, maxStackSizeBytes: number): EngineImage | undefined {
-  void engineImage(engine, maxStackSizeBytes)
-  return images.get(engine)?.get(maxStackSizeBytes)?.image
+  return imageEntry(engine, maxStackSizeBytes).image
 }
 
 function evaluate(context: QuickJSContext, runtime: QuickJSRuntime, source: string, filename: string, what: string): QuickJSHandle {

@@ -91,8 +91,12 @@ test('QuickJS’s debug build gets none: its image would be ~38 MB to write, mor
 })
 
 describe('engineImage option', () => {
-  test.each([true, false])('engineImage %s: one-off runs each draw their own Math.random and see no trace of the image', async (engineImage) => {
-    const sandbox = createSandbox(createQuickJSBackend({ poolSize: 0, engineImage }))
+  test.each([true, false])('engineImage %s: one-off runs each draw their own Math.random and see no trace of the image', async (useImage) => {
+    // The backend shares the process-wide default engine; with its image taken, every run's
+    // engine (poolSize 0: made for the run) starts from it when useImage is true.
+    const engine = await engineLoader(release)()
+    expect(await engineImage(engine, release.maxStackSizeBytes)).toBeDefined()
+    const sandbox = createSandbox(createQuickJSBackend({ poolSize: 0, engineImage: useImage }))
     try {
       const values: unknown[] = []
       for (let i = 0; i < 12; i++) {

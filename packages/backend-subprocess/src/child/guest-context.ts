@@ -143,24 +143,26 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   }
 
   /**
-   * Runs the context's queued jobs, by default under a vm timeout that ends at the run's
-   * deadline. `watchdog: false` is for tool results: a vm timeout starts a watchdog thread per
-   * call, which made each tool call cost several times the round trip; the host's SIGKILL at
-   * the deadline stops a guest that runs away after a tool result all the same.
+   * Runs the context's queued jobs under a vm timeout that ends at the run's deadline, then
+   * checks the off-heap memory. After a tool result (`toolResult`) both are lighter, because
+   * they would be paid on every call: no vm timeout (it starts a watchdog thread, which made
+   * each call cost several times the round trip; the host's SIGKILL at the deadline stops a
+   * guest that runs away all the same), and the memory check at most every
+   * TOOL_RESULT_CHECK_MS.
    */
-  function drain(run: RunState, { watchdog = true } = {}): void {
+  function drain(run: RunState, { toolResult = false } = {}): void {
     if (run.finished) return
     const remaining = run.job.deadline - Date.now()
     if (remaining <= 0) return timeUp()
     try {
-      if (watchdog) DRAIN.runInContext(context, { timeout: Math.ceil(remaining) })
-      else DRAIN.runInContext(context)
+      if (toolResult) DRAIN.runInContext(context)
+      else DRAIN.runInContext(context, { timeout: Math.ceil(remaining) })
     } catch (error) {
       if ((error as { code?: unknown })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return timeUp()
       throw error
     }
     const now = performance.now()
-    if (run.finished || (!watchdog && now - run.checkedAt < TOOL_RESULT_CHECK_MS)) return
+    if (run.finished || (toolResult && now - run.checkedAt < TOOL_RESULT_CHECK_MS)) return
     run.checkedAt = now
     if (offHeapOverBudget(run.job.memoryBytes)) {
       out.send(['limit', 'MEMORY_LIMIT', `the guest holds more than ${run.job.memoryBytes} bytes of ArrayBuffers`])
@@ -207,7 +209,7 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     settle(id, ok, payload) {
       if (state === undefined || state.finished) return
       bridge.schedule(runtime.settle, id, ok, payload)
-      drain(state, { watchdog: false })
+      drain(state, { toolResult: true })
     },
     keep() {
       if (state !== undefined || session) throw new Error('session mode was asked for after the first run')
