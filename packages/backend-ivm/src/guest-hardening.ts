@@ -23,6 +23,7 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
   const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor
   const getPrototypeOf = Object.getPrototypeOf
   const setPrototypeOf = Object.setPrototypeOf
+  const hasOwn = Object.prototype.hasOwnProperty
   const TypeErrorCtor = TypeError
   const rangeErrorPrototype = RangeError.prototype
   const ALLOCATION_FAILED = 'Array buffer allocation failed'
@@ -31,7 +32,8 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
     try {
       if (typeof error === 'object' && error !== null && getPrototypeOf(error) === rangeErrorPrototype) {
         const message = getOwnPropertyDescriptor(error, 'message')
-        if (message !== undefined && message.value === ALLOCATION_FAILED) reportAllocationFailure()
+        // Own fields of the descriptor only: `value` missing (an accessor) must not reach Object.prototype.
+        if (message !== undefined && apply(hasOwn, message, ['value']) && message.value === ALLOCATION_FAILED) reportAllocationFailure()
       }
     } catch {
       // A guest-made proxy threw from a trap: it is not an engine allocation failure.

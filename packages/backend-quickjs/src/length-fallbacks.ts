@@ -90,7 +90,11 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
   const setLength = (o: AnyObject, len: number): void => {
     o.length = len
   }
-  const toStr = (value: unknown): string => `${value as string}`
+  // Not a template literal: QuickJS compiles those to String.prototype.concat calls, which the guest may replace.
+  const toStr = (value: unknown): string => {
+    if (typeof value === 'symbol') throw new TypeErrorCtor('Cannot convert a Symbol value to a string')
+    return StringCtor(value)
+  }
 
   function join(o: AnyObject, len: number, separator: unknown): string {
     const sep = separator === undefined ? ',' : toStr(separator)

@@ -22,6 +22,8 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   const defineProperty = Object.defineProperty
   const getOwn = Object.getOwnPropertyDescriptor
   const getPrototypeOf = Object.getPrototypeOf
+  const setPrototypeOf = Object.setPrototypeOf
+  const hasOwn = Object.prototype.hasOwnProperty
   const isArray = Array.isArray
   const ArrayProto = Array.prototype
   const ObjectProto = Object.prototype
@@ -47,25 +49,29 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') apply(addTo, proxies, [value])
     return value
   }
+  // Handlers and descriptors have no prototype: a Proxy looks a missing trap up on its handler, and
+  // defineProperty a missing `get`, so a guest's Object.prototype.get would otherwise be handed the
+  // unwrapped built-in (and could then run it over a huge length without the guard).
+  const handler = <T extends object>(traps: ProxyHandler<T>): ProxyHandler<T> => setPrototypeOf(traps, null) as ProxyHandler<T>
+  const dataDescriptor = (value: unknown): PropertyDescriptor =>
+    ({ __proto__: null, value, writable: true, configurable: true, enumerable: false }) as PropertyDescriptor
+  const ownValue = (descriptor: PropertyDescriptor | undefined): unknown =>
+    descriptor !== undefined && apply(hasOwn, descriptor, ['value']) ? descriptor.value : undefined
   const revocable = ProxyCtor.revocable
   defineProperty(ProxyCtor, 'revocable', {
-    value: new ProxyCtor(revocable, {
+    __proto__: null,
+    value: new ProxyCtor(revocable, handler({
       apply(target, self, args) {
         const result = apply(target, self, args) as { proxy: object }
         remember(result.proxy)
         return result
       },
-    }),
+    })),
     writable: true,
     configurable: true,
     enumerable: false,
-  })
-  defineProperty(G, 'Proxy', {
-    value: new ProxyCtor(ProxyCtor, { construct: (target, args) => remember(construct(target, args)) as object }),
-    writable: true,
-    configurable: true,
-    enumerable: false,
-  })
+  } as PropertyDescriptor)
+  defineProperty(G, 'Proxy', dataDescriptor(new ProxyCtor(ProxyCtor, handler({ construct: (target, args) => remember(construct(target, args)) as object }))))
 
   const fallbacks = makeFallbacks({
     apply,
@@ -118,22 +124,22 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
     if (typeof items === 'string') {
       const own = getOwn(StringProto, iteratorSymbol)
       const next = getOwn(stringIteratorProto, 'next')
-      return items.length <= limit && own?.value === stringIterator && next?.value === stringIteratorNext
+      return items.length <= limit && ownValue(own) === stringIterator && ownValue(next) === stringIteratorNext
     }
     if (!short(items, limit) || getOwn(items as object, iteratorSymbol) !== undefined) return false
     const own = getOwn(ArrayProto, iteratorSymbol)
     const next = getOwn(arrayIteratorProto, 'next')
-    return getPrototypeOf(items) === ArrayProto && own?.value === arrayValues && next?.value === arrayIteratorNext
+    return getPrototypeOf(items) === ArrayProto && ownValue(own) === arrayValues && ownValue(next) === arrayIteratorNext
   }
 
   type Native = (self: unknown, args: unknown[]) => boolean
   function guard(owner: object, key: string, native: Native, fallback: (self: unknown, args: unknown[]) => unknown): void {
-    const descriptor = getOwn(owner, key)
-    if (descriptor === undefined || typeof descriptor.value !== 'function') return
-    descriptor.value = new ProxyCtor(descriptor.value as Function, {
+    const original = ownValue(getOwn(owner, key))
+    if (typeof original !== 'function') return
+    const wrapped = new ProxyCtor(original, handler({
       apply: (target, self, args) => (self === null || self === undefined || native(self, args) ? apply(target, self, args) : fallback(self, args)),
-    })
-    defineProperty(owner, key, descriptor)
+    }))
+    defineProperty(owner, key, dataDescriptor(wrapped))
   }
 
   const thisIsShort: Native = (self) => short(self, limit)

@@ -25,7 +25,9 @@ test('a microtask flood leaves the host event loop turning', async () => {
   let ticks = 0
   const interval = setInterval(() => ticks++, 10)
   const started = performance.now()
-  const result = await sandbox.run(FLOOD, { timeoutMs: 1_000 })
+  // The flood's promise chain grows ~55 MB a second: room enough that the deadline ends it, even
+  // when a busy machine delays the deadline's timer.
+  const result = await sandbox.run(FLOOD, { timeoutMs: 1_000, memoryMb: 512 })
   clearInterval(interval)
   expect(result).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
   expect(performance.now() - started).toBeLessThan(1_000 + 500)

@@ -9,6 +9,7 @@ import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
 import { logsChecks } from './groups/logs.js'
 import { normalizationChecks } from './groups/normalization.js'
+import { poisoningChecks } from './groups/poisoning.js'
 import { toolsChecks } from './groups/tools.js'
 import { sessionsChecks } from './groups/sessions.js'
 import { valuesChecks } from './groups/values.js'
@@ -33,6 +34,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   sessions: sessionsChecks,
   attacks: attacksChecks,
   dos: dosChecks,
+  poisoning: poisoningChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -91,6 +93,7 @@ export const describeCapabilities = describer('capabilities')
 export const describeSessions = describer('sessions')
 export const describeAttacks = describer('attacks')
 export const describeDos = describer('dos')
+export const describePoisoning = describer('poisoning')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -13,6 +13,7 @@ export {
   describeLimits,
   describeLogs,
   describeNormalization,
+  describePoisoning,
   describeSessions,
   describeTools,
   describeValues,
@@ -27,6 +28,7 @@ export { lifecycleChecks } from './groups/lifecycle.js'
 export { limitsChecks } from './groups/limits.js'
 export { logsChecks } from './groups/logs.js'
 export { normalizationChecks } from './groups/normalization.js'
+export { poisoningChecks } from './groups/poisoning.js'
 export { toolsChecks } from './groups/tools.js'
 export { sessionsChecks } from './groups/sessions.js'
 export { valuesChecks } from './groups/values.js'

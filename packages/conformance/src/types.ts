@@ -17,6 +17,7 @@ export const CONFORMANCE_GROUPS = [
   'sessions',
   'attacks',
   'dos',
+  'poisoning',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -32,6 +32,7 @@ export const ALLOCATION_GUARD_SOURCE = `(function (report) {
   var define = Object.defineProperty
   var describe = Object.getOwnPropertyDescriptor
   var protoOf = Object.getPrototypeOf
+  var hasOwn = Object.prototype.hasOwnProperty
   var indexOf = String.prototype.indexOf
   var then = Promise.prototype.then
   var rangeErrorPrototype = RangeError.prototype
@@ -42,7 +43,8 @@ export const ALLOCATION_GUARD_SOURCE = `(function (report) {
     try {
       if (typeof error !== 'object' || error === null || protoOf(error) !== rangeErrorPrototype) return
       var own = describe(error, 'message')
-      if (own !== undefined) message = own.value
+      // The descriptor's own field only: an accessor's has no 'value' to find on Object.prototype.
+      if (own !== undefined && apply(hasOwn, own, ['value'])) message = own.value
     } catch (e) {
       return
     }

@@ -47,6 +47,11 @@ export const BRIDGE_SOURCE = `(function () {
   define(NativeRegistry.prototype, 'constructor', { value: Registry, writable: true, enumerable: false, configurable: true })
   define(globalThis, 'FinalizationRegistry', { value: Registry, writable: true, enumerable: false, configurable: true })
   var errorToString = Error.prototype.toString
+  var regexpExec = RegExp.prototype.exec
+  // A call site's own toString, taken from a stack made now: '+' on a call site would ask the
+  // guest's Object.prototype for Symbol.toPrimitive and valueOf.
+  define(Error, 'prepareStackTrace', { value: function (e, sites) { return sites }, writable: true, configurable: true })
+  var callSiteToString = Object.getPrototypeOf(new Error().stack[0]).toString
   var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain|alloc-guard)\\.js$)/
   define(Error, 'prepareStackTrace', {
     value: function prepareStackTrace(error, sites) {
@@ -55,8 +60,8 @@ export const BRIDGE_SOURCE = `(function () {
       for (var i = 0; i < sites.length; i++) {
         var file
         try { file = sites[i].getFileName() } catch (e) { file = undefined }
-        if (typeof file === 'string' && HIDDEN.test(file)) continue
-        out += '\\n    at ' + sites[i]
+        if (typeof file === 'string' && apply(regexpExec, HIDDEN, [file]) !== null) continue
+        out += '\\n    at ' + apply(callSiteToString, sites[i], [])
       }
       return out
     },

@@ -44,14 +44,6 @@ export const callbackDosChecks: ConformanceCheck[] = [
     prepare: counted,
   }),
   timeoutCase({
-    name: 'a looping Array.prototype.toJSON while the result or tool arguments are encoded → TIMEOUT',
-    programs: [
-      'Array.prototype.toJSON = function () { for (;;) {} }\nreturn [1]',
-      'Array.prototype.toJSON = function () { for (;;) {} }\nawait t.echo({ list: [1] })\nreturn 1',
-    ],
-    prepare: counted,
-  }),
-  timeoutCase({
     name: 'console.log of Proxies whose traps loop → TIMEOUT',
     programs: [
       'console.log(new Proxy({}, { ownKeys() { for (;;) {} }, get() { for (;;) {} }, getPrototypeOf() { for (;;) {} } }))\nreturn 1',

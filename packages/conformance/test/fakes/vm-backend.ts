@@ -42,7 +42,11 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
   const leaked: Uint8Array[] = []
 
   // A null-prototype sandbox: with `{}`, `globalThis.constructor` would be the host's Object.
-  const newContext = () => vm.createContext(Object.create(null) as object, { microtaskMode: 'afterEvaluate' })
+  const newContext = () => {
+    const context = vm.createContext(Object.create(null) as object, { microtaskMode: 'afterEvaluate' })
+    vm.runInContext(STACK_FORMAT_SOURCE, context)
+    return context
+  }
 
   let sharedSession: VmSession | undefined
 
@@ -156,6 +160,30 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
     },
   }
 }
+
+/**
+ * Node formats the stacks of a vm context's errors with the outer realm's code, which converts the
+ * guest's call sites with '+' (Symbol.toPrimitive) and calls the guest's Function.prototype.call.
+ * Like the subprocess backend, this fake gives its contexts a formatter of their own that uses
+ * functions captured before any guest code runs.
+ */
+const STACK_FORMAT_SOURCE = `(function () {
+  'use strict'
+  var apply = Reflect.apply
+  var errorToString = Error.prototype.toString
+  Object.defineProperty(Error, 'prepareStackTrace', { value: function (e, sites) { return sites }, writable: true, configurable: true })
+  var siteToString = Object.getPrototypeOf(new Error().stack[0]).toString
+  Object.defineProperty(Error, 'prepareStackTrace', {
+    value: function prepareStackTrace(error, sites) {
+      var out
+      try { out = apply(errorToString, error, []) } catch (e) { out = 'Error' }
+      for (var i = 0; i < sites.length; i++) out += '\\n    at ' + apply(siteToString, sites[i], [])
+      return out
+    },
+    writable: true,
+    configurable: true,
+  })
+})()`
 
 function failure(error: unknown): ExecuteOutcome {
   if (error instanceof GuestTimeout) return { ok: false, error: { code: 'TIMEOUT', message: 'the run took longer than timeoutMs' } }

@@ -39,6 +39,10 @@ export function createCodec(): Codec {
   const objectIs = Object.is
   const jsonStringify = JSON.stringify
   const jsonParse = JSON.parse
+  const setProto = Object.setPrototypeOf
+  const hasOwn = Object.prototype.hasOwnProperty
+  const arrayProto = Array.prototype
+  const arrayJoin = Array.prototype.join
   const isFiniteNumber = Number.isFinite
   const StringCtor = String
   const TypeErrorCtor = TypeError
@@ -60,6 +64,7 @@ export function createCodec(): Codec {
   const typedArrayProto = getProto(Uint8Array.prototype)
   const typedArrayTag = (describeProp(typedArrayProto, Symbol.toStringTag) as PropertyDescriptor).get as () => string | undefined
   const typedArrayLength = (describeProp(typedArrayProto, 'length') as PropertyDescriptor).get as () => number
+  const typedArrayBuffer = (describeProp(typedArrayProto, 'buffer') as PropertyDescriptor).get as () => ArrayBuffer
   const bufferByteLength = (describeProp(ArrayBuffer.prototype, 'byteLength') as PropertyDescriptor).get as () => number
   const dataViewByteLength = (describeProp(DataView.prototype, 'byteLength') as PropertyDescriptor).get as () => number
   const regexpSource = (describeProp(RegExp.prototype, 'source') as PropertyDescriptor).get as () => string
@@ -87,6 +92,37 @@ export function createCodec(): Codec {
   errorCtors.ReferenceError = ReferenceError
   errorCtors.EvalError = EvalError
   errorCtors.URIError = URIError
+
+  /** An array of our own: no prototype, so writing past its end defines a property and nothing else. */
+  function list<T>(): T[] {
+    return setProto([], null) as T[]
+  }
+
+  /** Pieces of text gathered per join; well under QuickJS's length guard (2 ** 16). */
+  const CHUNK = 4096
+  const EMPTY_SEPARATOR = ['']
+
+  /**
+   * One string of the pieces of `items`, an array of our own that nothing else holds. It gets the
+   * real Array.prototype only now, for join's fast path: join reads its own elements and length.
+   */
+  function joined(items: string[]): string {
+    setProto(items, arrayProto)
+    return apply(arrayJoin, items, EMPTY_SEPARATOR) as string
+  }
+
+  /** A JSON string literal. The engine's JSON.stringify is safe for a primitive string: no objects, no prototypes. */
+  function quote(text: string): string {
+    return jsonStringify(text) as string
+  }
+
+  /** An own property's value, or undefined: never read through a prototype. */
+  function own(object: object, key: string): unknown {
+    return apply(hasOwn, object, [key]) ? (object as Record<string, unknown>)[key] : undefined
+  }
+
+  /** hasOwn's argument list for 'value', made once (Reflect.apply only reads it). */
+  const VALUE_KEY = ['value']
 
   function has(brand: Function, value: unknown, arg?: unknown): boolean {
     try {
@@ -118,33 +154,45 @@ export function createCodec(): Codec {
     const error: Record<string, unknown> = create(null)
     apply(weakSetAdd, limitErrors, [error])
     error.code = 'OUTPUT_LIMIT'
-    error.message = `${what} is larger than maxOutputBytes (${budget} bytes)`
+    error.message = what + ' is larger than maxOutputBytes (' + budget + ' bytes)'
     throw error
-  }
-
-  function tagged(tag: string, v: unknown): unknown {
-    const out: Record<string, unknown> = create(null)
-    out.$ = tag
-    if (v !== undefined) out.v = v
-    return out
   }
 
   function encode(value: unknown, budget: number, what: string): string {
     let used = 0
-    const stack: unknown[] = []
-    const path: (string | number)[] = []
+    // The encoder's own arrays have no prototype and the JSON text is written here, not by the
+    // engine's JSON.stringify (QuickJS's keeps its work stack in an ordinary array): nothing the
+    // guest puts on Array.prototype or Object.prototype ever sees or steers this work.
+    const stack: object[] = list()
+    const path: (string | number)[] = list()
+    // The text is gathered in pieces and joined a chunk at a time: joins stay short (QuickJS's
+    // length guard hands long ones to a slow JavaScript join) and no piece is copied twice.
+    const chunks: string[] = list()
+    let parts: string[] = list()
+    let count = 0
+    const emit = (text: string): void => {
+      parts[count++] = text
+      if (count === CHUNK) {
+        chunks[chunks.length] = joined(parts)
+        parts = list()
+        count = 0
+      }
+    }
+    /** Keys repeat from record to record: each is quoted once per encode. */
+    const quotedKeys: Record<string, string> = create(null)
+    const quoteKey = (key: string): string => quotedKeys[key] ?? (quotedKeys[key] = quote(key))
 
     function where(): string {
       let out = '$'
       for (let i = 0; i < path.length; i++) {
         const key = path[i]
-        out += typeof key === 'number' ? `[${key}]` : `.${key}`
+        out += typeof key === 'number' ? ('[' + key + ']') : ('.' + key)
       }
       return out
     }
 
     function refuse(description: string): never {
-      throw new TypeErrorCtor(`${description} (at ${where()}) cannot leave or enter the sandbox: only data can (${what})`)
+      throw new TypeErrorCtor(description + ' (at ' + where() + ') cannot leave or enter the sandbox: only data can (' + what + ')')
     }
 
     function spend(amount: number): void {
@@ -152,25 +200,30 @@ export function createCodec(): Codec {
       if (used > budget) limitError(what, budget)
     }
 
-    function walk(input: unknown): unknown {
+    function walk(input: unknown): void {
       switch (typeof input) {
         case 'string':
           spend(input.length + 2)
-          return input
+          emit(quote(input))
+          return
         case 'boolean':
           spend(5)
-          return input
+          emit(input ? 'true' : 'false')
+          return
         case 'number':
           spend(8)
-          if (isFiniteNumber(input) && !objectIs(input, -0)) return input
-          return tagged('number', objectIs(input, -0) ? '-0' : StringCtor(input))
+          if (isFiniteNumber(input) && !objectIs(input, -0)) emit(StringCtor(input))
+          else emit('{"$":"number","v":"' + (objectIs(input, -0) ? '-0' : StringCtor(input)) + '"}')
+          return
         case 'undefined':
           spend(14)
-          return tagged('undefined', undefined)
+          emit('{"$":"undefined"}')
+          return
         case 'bigint': {
           const digits = apply(bigintToString as Function, input, []) as string
           spend(digits.length + 20)
-          return tagged('bigint', digits)
+          emit('{"$":"bigint","v":"' + digits + '"}')
+          return
         }
         case 'function':
           return refuse('a function')
@@ -179,31 +232,45 @@ export function createCodec(): Codec {
       }
       if (input === null) {
         spend(4)
-        return null
+        emit('null')
+        return
       }
       const object = input as Record<string, unknown>
       for (let i = 0; i < stack.length; i++) if (stack[i] === object) refuse('a circular reference')
-      if (stack.length >= MAX_DEPTH) refuse(`a value nested deeper than ${MAX_DEPTH} levels`)
+      if (stack.length >= MAX_DEPTH) refuse('a value nested deeper than ' + MAX_DEPTH + ' levels')
       stack[stack.length] = object
       try {
-        return walkObject(object)
+        walkObject(object)
       } finally {
         stack.length--
       }
     }
 
-    function walkObject(object: Record<string, unknown>): unknown {
+    /** `[a,b,…]` of `length` items, each written by `item(i)`. */
+    function walkList(length: number, item: (i: number) => void): void {
+      emit('[')
+      for (let i = 0; i < length; i++) {
+        if (i > 0) emit(',')
+        item(i)
+      }
+      emit(']')
+    }
+
+    function walkObject(object: Record<string, unknown>): void {
       spend(2)
       if (isArray(object)) {
         const length = object.length
         if (length > budget - used) limitError(what, budget)
-        const out: unknown[] = new Array(length)
+        emit('[')
+        const depth = path.length
         for (let i = 0; i < length; i++) {
-          path[path.length] = i
-          out[i] = walk(object[i])
-          path.length--
+          if (i > 0) emit(',')
+          path[depth] = i
+          walk(object[i])
         }
-        return out
+        path.length = depth
+        emit(']')
+        return
       }
       // Plain objects, the bulk of real data, skip the brand checks below: each one throws for
       // them, and throwing made a megabyte of records cost a second. An exotic object moved onto
@@ -213,112 +280,141 @@ export function createCodec(): Codec {
       if (has(dateGetTime, object)) {
         spend(30)
         const time = apply(dateGetTime, object, []) as number
-        return tagged('date', time === time ? time : null)
+        emit('{"$":"date","v":' + (time === time ? StringCtor(time) : 'null') + '}')
+        return
       }
       if (has(mapSize, object)) {
-        const entries: unknown[] = []
+        emit('{"$":"map","v":[')
+        let first = true
         apply(mapForEach, object, [
           (v: unknown, k: unknown) => {
+            emit(first ? '[' : ',[')
+            first = false
             path[path.length] = 'key'
-            const key = walk(k)
+            walk(k)
+            emit(',')
             path[path.length - 1] = 'value'
-            const val = walk(v)
+            walk(v)
             path.length--
-            entries[entries.length] = [key, val]
+            emit(']')
           },
         ])
-        return tagged('map', entries)
+        emit(']}')
+        return
       }
       if (has(setSize, object)) {
-        const items: unknown[] = []
+        emit('{"$":"set","v":[')
+        let first = true
         apply(setForEach, object, [
           (v: unknown) => {
+            if (!first) emit(',')
+            first = false
             path[path.length] = 'item'
-            items[items.length] = walk(v)
+            walk(v)
             path.length--
           },
         ])
-        return tagged('set', items)
+        emit(']}')
+        return
       }
       const typedName = apply(typedArrayTag, object, []) as string | undefined
       if (typedName !== undefined) {
         const length = apply(typedArrayLength, object, []) as number
         spend(length * 2 + 20)
-        const items: unknown[] = new Array(length)
-        for (let i = 0; i < length; i++) items[i] = walk((object as unknown as unknown[])[i])
-        return tagged(typedName, items)
+        emit('{"$":' + quote(typedName) + ',"v":')
+        walkList(length, (i) => walk((object as unknown as unknown[])[i]))
+        emit('}')
+        return
       }
       if (has(bufferByteLength, object)) {
         const view = new Uint8ArrayCtor(object as unknown as ArrayBuffer)
-        spend(view.length * 2 + 20)
-        const bytes: number[] = new Array(view.length)
-        for (let i = 0; i < view.length; i++) bytes[i] = view[i] as number
-        return tagged('ArrayBuffer', bytes)
+        const length = apply(typedArrayLength, view, []) as number
+        spend(length * 2 + 20)
+        emit('{"$":"ArrayBuffer","v":')
+        walkList(length, (i) => emit(StringCtor(view[i])))
+        emit('}')
+        return
       }
       if (has(dataViewByteLength, object)) refuse('a DataView')
       if (has(regexpSource, object) && (object as unknown) !== regexpProto) refuse('a regular expression')
       if (has(weakMapHas, object, {}) || has(weakSetHas, object, {})) refuse('a WeakMap or WeakSet')
       if (proto === promiseProto) refuse('a Promise (await it first)')
       if (isError(object)) {
-        const name = object.name
-        const message = object.message
-        const out: Record<string, unknown> = create(null)
-        out.$ = 'error'
-        out.name = typeof name === 'string' ? name : 'Error'
-        out.message = typeof message === 'string' ? message : StringCtor(message)
-        spend((out.name as string).length + (out.message as string).length + 30)
-        return out
+        const rawName = object.name
+        const rawMessage = object.message
+        const name = typeof rawName === 'string' ? rawName : 'Error'
+        const message = typeof rawMessage === 'string' ? rawMessage : StringCtor(rawMessage)
+        spend(name.length + message.length + 30)
+        emit('{"$":"error","name":' + quote(name) + ',"message":' + quote(message) + '}')
+        return
       }
-      return walkProperties(object)
+      walkProperties(object)
     }
 
-    function walkProperties(object: Record<string, unknown>): unknown {
+    function walkProperties(object: Record<string, unknown>): void {
       const names = keys(object)
-      const out: Record<string, unknown> = create(null)
       let escaped = false
       for (let i = 0; i < names.length; i++) if (names[i] === '$') escaped = true
-      const entries: unknown[] = []
+      emit(escaped ? '{"$":"object","v":[' : '{')
+      let first = true
       for (let i = 0; i < names.length; i++) {
         const key = names[i] as string
         const descriptor = describeProp(object, key)
         if (descriptor === undefined) continue
         path[path.length] = key
-        if (descriptor.get !== undefined || descriptor.set !== undefined) refuse('a getter or setter property')
+        // Only the descriptor's own fields: a missing `get` would be looked up on Object.prototype.
+        if (!apply(hasOwn, descriptor, VALUE_KEY)) refuse('a getter or setter property')
         spend(key.length + 4)
-        const encoded = walk(descriptor.value)
+        if (!first) emit(',')
+        first = false
+        emit(escaped ? '[' + quoteKey(key) + ',' : quoteKey(key) + ':')
+        walk(descriptor.value)
+        if (escaped) emit(']')
         path.length--
-        if (escaped) entries[entries.length] = [key, encoded]
-        else out[key] = encoded
       }
-      return escaped ? tagged('object', entries) : out
+      emit(escaped ? ']}' : '}')
     }
 
-    const tree = walk(value)
-    const wire = jsonStringify(tree) as string
+    walk(value)
+    chunks[chunks.length] = joined(parts)
+    const wire = chunks.length === 1 ? (chunks[0] as string) : joined(chunks)
     if (wire.length > budget) limitError(what, budget)
     return wire
   }
 
+  /**
+   * Decodes in place what JSON.parse made: its arrays and objects hold every element and key as
+   * an own data property, so writing the decoded value back defines nothing new and never reaches
+   * a prototype (a fresh array's `out[i] = …` would meet an accessor on Array.prototype).
+   */
   function decodeTree(tree: unknown, depth = 0): unknown {
     if (typeof tree !== 'object' || tree === null) return tree
     if (depth > MAX_DEPTH + 2) throw new TypeErrorCtor('value is nested too deeply')
     if (isArray(tree)) {
-      const out: unknown[] = new Array(tree.length)
-      for (let i = 0; i < tree.length; i++) out[i] = decodeTree(tree[i], depth + 1)
-      return out
+      for (let i = 0; i < tree.length; i++) tree[i] = decodeTree(tree[i], depth + 1)
+      return tree
     }
     const node = tree as Record<string, unknown>
     const tag = describeProp(node, '$')
     if (tag === undefined) {
-      const out: Record<string, unknown> = {}
       const names = keys(node)
       for (let i = 0; i < names.length; i++) {
         const key = names[i] as string
-        defineProperty(out, key, { value: decodeTree(node[key], depth + 1), writable: true, enumerable: true, configurable: true })
+        node[key] = decodeTree(node[key], depth + 1)
       }
-      return out
+      return node
     }
-    return decodeTagged(tag.value, node.v, node, depth)
+    return decodeTagged(tag.value, own(node, 'v'), node, depth)
+  }
+
+  /** A data property defined with a descriptor that has no prototype (a guest's Object.prototype.get cannot join it). */
+  function defineData(target: object, key: string, value: unknown, enumerable: boolean): void {
+    const descriptor = create(null) as PropertyDescriptor
+    descriptor.value = value
+    descriptor.writable = true
+    descriptor.enumerable = enumerable
+    descriptor.configurable = true
+    defineProperty(target, key, descriptor)
   }
 
   function badWire(): never {
@@ -364,23 +460,25 @@ export function createCodec(): Codec {
         for (let i = 0; i < v.length; i++) {
           const entry = v[i]
           if (!isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string') return badWire()
-          defineProperty(out, entry[0], { value: decodeTree(entry[1], depth + 1), writable: true, enumerable: true, configurable: true })
+          defineData(out, entry[0], decodeTree(entry[1], depth + 1), true)
         }
         return out
       }
       case 'error': {
-        const name = typeof node.name === 'string' ? node.name : 'Error'
-        const message = typeof node.message === 'string' ? node.message : ''
+        const rawName = own(node, 'name')
+        const rawMessage = own(node, 'message')
+        const name = typeof rawName === 'string' ? rawName : 'Error'
+        const message = typeof rawMessage === 'string' ? rawMessage : ''
         const Ctor = errorCtors[name] ?? ErrorCtor
         const error = new Ctor(message)
-        if (error.name !== name) defineProperty(error, 'name', { value: name, writable: true, configurable: true, enumerable: false })
+        if (Ctor === ErrorCtor && name !== 'Error') defineData(error, 'name', name, false)
         return error
       }
       case 'ArrayBuffer': {
         if (!isArray(v)) return badWire()
         const bytes = new Uint8ArrayCtor(v.length)
         for (let i = 0; i < v.length; i++) bytes[i] = v[i] as number
-        return bytes.buffer
+        return apply(typedArrayBuffer, bytes, [])
       }
     }
     if (typeof tag === 'string') {
@@ -391,7 +489,7 @@ export function createCodec(): Codec {
         return out
       }
       for (let i = 0; i < typedNames.length; i++) {
-        if (typedNames[i] === tag) throw new TypeErrorCtor(`${tag} is not available in this engine`)
+        if (typedNames[i] === tag) throw new TypeErrorCtor(tag + ' is not available in this engine')
       }
     }
     return badWire()

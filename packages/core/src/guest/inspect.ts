@@ -42,7 +42,11 @@ export function createInspect(): Inspect {
   const errorProto = Error.prototype
   const objectProto = Object.prototype
   const stringSlice = String.prototype.slice
+  const stringIndexOf = String.prototype.indexOf
   const charCodeAt = String.prototype.charCodeAt
+  const setProto = Object.setPrototypeOf
+  const hasOwn = Object.prototype.hasOwnProperty
+  const typedArrayLength = (describeProp(getProto(Uint8Array.prototype), 'length') as PropertyDescriptor).get as () => number
   const MAX_DEPTH = 2
   const MAX_ITEMS = 100
   // Indices of one array looked at before the rest is summed up: a sparse `new Array(2 ** 32 - 1)`
@@ -50,6 +54,16 @@ export function createInspect(): Inspect {
   const MAX_PROBES = 10_000
   const MAX_STRING = 10_000
   const BREAK_LENGTH = 72
+
+  /** An array of our own: no prototype, so appending to it reaches no accessor the guest defined. */
+  function list<T>(): T[] {
+    return setProto([], null) as T[]
+  }
+
+  /** The value of a data descriptor, read from its own fields only (undefined for an accessor). */
+  function dataValue(descriptor: PropertyDescriptor | undefined): unknown {
+    return descriptor !== undefined && apply(hasOwn, descriptor, ['value']) ? descriptor.value : undefined
+  }
 
   function has(brand: Function, value: unknown): boolean {
     try {
@@ -76,7 +90,7 @@ export function createInspect(): Inspect {
     if (body.length > MAX_STRING) {
       const rest = body.length - MAX_STRING
       body = apply(stringSlice, body, [0, MAX_STRING]) as string
-      return `${quote(body)}... ${rest} more character${rest > 1 ? 's' : ''}`
+      return quote(body) + '... ' + rest + ' more character' + (rest > 1 ? 's' : '')
     }
     let out = "'"
     for (let i = 0; i < body.length; i++) {
@@ -88,7 +102,7 @@ export function createInspect(): Inspect {
       else if (ch === '\t') out += '\\t'
       else out += ch
     }
-    return `${out}'`
+    return out + "'"
   }
 
   function formatNumber(n: number): string {
@@ -112,11 +126,10 @@ export function createInspect(): Inspect {
       return null
     }
     if (proto === null) return null
-    const descriptor = describeProp(proto as object, 'constructor')
-    const ctor = descriptor && descriptor.value
+    const ctor = dataValue(describeProp(proto as object, 'constructor'))
     if (typeof ctor === 'function') {
-      const name = describeProp(ctor, 'name')
-      if (name && typeof name.value === 'string' && name.value !== '') return name.value
+      const name = dataValue(describeProp(ctor, 'name'))
+      if (typeof name === 'string' && name !== '') return name
     }
     return ''
   }
@@ -126,15 +139,15 @@ export function createInspect(): Inspect {
     try {
       source = apply(fnToString, fn, []) as string
     } catch {}
-    const nameProp = describeProp(fn, 'name')
-    const name = nameProp && typeof nameProp.value === 'string' ? nameProp.value : ''
-    if (apply(stringSlice, source, [0, 6]) === 'class ' || source === 'class') return name ? `[class ${name}]` : '[class (anonymous)]'
+    const nameValue = dataValue(describeProp(fn, 'name'))
+    const name = typeof nameValue === 'string' ? nameValue : ''
+    if (apply(stringSlice, source, [0, 6]) === 'class ' || source === 'class') return name ? ('[class ' + name + ']') : '[class (anonymous)]'
     const kind = apply(stringSlice, source, [0, 6]) === 'async ' ? 'AsyncFunction' : 'Function'
-    return name ? `[${kind}: ${name}]` : `[${kind} (anonymous)]`
+    return name ? ('[' + kind + ': ' + name + ']') : ('[' + kind + ' (anonymous)]')
   }
 
   function join(items: string[], open: string, close: string, indent: string): string {
-    if (items.length === 0) return `${open}${close}`
+    if (items.length === 0) return open + close
     let total = open.length + close.length
     let multiline = false
     for (let i = 0; i < items.length; i++) {
@@ -143,39 +156,40 @@ export function createInspect(): Inspect {
       for (let j = 0; j < item.length; j++) if (item[j] === '\n') multiline = true
     }
     if (!multiline && total + indent.length <= BREAK_LENGTH) {
-      let out = `${open} `
+      let out = open + ' '
       for (let i = 0; i < items.length; i++) out += (i > 0 ? ', ' : '') + items[i]
-      return `${out} ${close}`
+      return out + ' ' + close
     }
-    const inner = `${indent}  `
-    let out = `${open}\n`
-    for (let i = 0; i < items.length; i++) out += `${inner}${items[i]}${i < items.length - 1 ? ',' : ''}\n`
-    return `${out}${indent}${close}`
+    const inner = indent + '  '
+    let out = open + '\n'
+    for (let i = 0; i < items.length; i++) out += inner + items[i] + (i < items.length - 1 ? ',' : '') + '\n'
+    return out + indent + close
   }
 
   function formatKey(key: string | symbol): string {
-    if (typeof key === 'symbol') return `[${apply(symbolToString, key, [])}]`
+    if (typeof key === 'symbol') return '[' + apply(symbolToString, key, []) + ']'
     return isIdentifier(key) ? key : quote(key)
   }
 
   function propertyEntries(value: object, seen: object[], depth: number, indent: string, skipIndices: boolean): string[] {
-    const out: string[] = []
+    const out: string[] = list()
     const names = ownKeys(value)
     for (let i = 0; i < names.length; i++) {
       const key = names[i] as string | symbol
       const descriptor = describeProp(value, key)
       if (!descriptor || !descriptor.enumerable) continue
+      const isData = apply(hasOwn, descriptor, ['value'])
       if (skipIndices && typeof key === 'string' && isIndex(key)) continue
       if (out.length >= MAX_ITEMS) {
         out[out.length] = '...'
         break
       }
       let rendered: string
-      if (descriptor.get && descriptor.set) rendered = '[Getter/Setter]'
+      if (isData) rendered = inner(descriptor.value, seen, depth + 1, indent + '  ')
+      else if (descriptor.get && descriptor.set) rendered = '[Getter/Setter]'
       else if (descriptor.get) rendered = '[Getter]'
-      else if (descriptor.set) rendered = '[Setter]'
-      else rendered = inner(descriptor.value, seen, depth + 1, `${indent}  `)
-      out[out.length] = `${formatKey(key)}: ${rendered}`
+      else rendered = '[Setter]'
+      out[out.length] = formatKey(key) + ': ' + rendered
     }
     return out
   }
@@ -196,7 +210,7 @@ export function createInspect(): Inspect {
       case 'number':
         return formatNumber(value)
       case 'bigint':
-        return `${StringCtor(value)}n`
+        return StringCtor(value) + 'n'
       case 'boolean':
       case 'undefined':
         return StringCtor(value)
@@ -232,23 +246,23 @@ export function createInspect(): Inspect {
       const e = object as { name?: unknown; message?: unknown }
       const errorName = typeof e.name === 'string' ? e.name : 'Error'
       const message = typeof e.message === 'string' ? e.message : ''
-      const head = message ? `${errorName}: ${message}` : errorName
-      const extra = depth > MAX_DEPTH ? [] : propertyEntries(object, seen, depth, indent, false)
-      return extra.length ? `${head} ${join(extra, '{', '}', indent)}` : head
+      const head = message ? (errorName + ': ' + message) : errorName
+      const extra = depth > MAX_DEPTH ? list<string>() : propertyEntries(object, seen, depth, indent, false)
+      return extra.length ? (head + ' ' + join(extra, '{', '}', indent)) : head
     }
     if (isArray(object)) {
       if (depth > MAX_DEPTH) return '[Array]'
-      const items: string[] = []
+      const items: string[] = list()
       const length = (object as unknown[]).length
       let holes = 0
       const flushHoles = () => {
-        if (holes > 0) items[items.length] = `<${holes} empty item${holes > 1 ? 's' : ''}>`
+        if (holes > 0) items[items.length] = '<' + holes + ' empty item' + (holes > 1 ? 's' : '') + '>'
         holes = 0
       }
       for (let i = 0; i < length; i++) {
         if (items.length >= MAX_ITEMS || i >= MAX_PROBES) {
           flushHoles()
-          items[items.length] = `... ${length - i} more item${length - i > 1 ? 's' : ''}`
+          items[items.length] = '... ' + (length - i) + ' more item' + (length - i > 1 ? 's' : '')
           break
         }
         if (!describeProp(object, i)) {
@@ -256,70 +270,70 @@ export function createInspect(): Inspect {
           continue
         }
         flushHoles()
-        items[items.length] = inner((object as unknown[])[i], seen, depth + 1, `${indent}  `)
+        items[items.length] = inner((object as unknown[])[i], seen, depth + 1, indent + '  ')
       }
       flushHoles()
       // Named properties are found by listing every key, indices included: past MAX_PROBES that
       // list is what the guest's array costs again, so long arrays show their items only.
-      const extra = length <= MAX_PROBES ? propertyEntries(object, seen, depth, indent, true) : []
+      const extra = length <= MAX_PROBES ? propertyEntries(object, seen, depth, indent, true) : list<string>()
       for (let i = 0; i < extra.length; i++) items[items.length] = extra[i] as string
-      const prefix = name === 'Array' ? '' : `${name ?? '[Array: null prototype]'}(${length}) `
+      const prefix = name === 'Array' ? '' : ((name ?? '[Array: null prototype]') + '(' + length + ') ')
       return prefix + join(items, '[', ']', indent)
     }
     if (has(mapSize, object)) {
       const size = apply(mapSize, object, []) as number
       if (depth > MAX_DEPTH) return '[Map]'
-      const items: string[] = []
+      const items: string[] = list()
       apply(mapForEach, object, [
         (v: unknown, k: unknown) => {
-          if (items.length < MAX_ITEMS) items[items.length] = `${inner(k, seen, depth + 1, `${indent}  `)} => ${inner(v, seen, depth + 1, `${indent}  `)}`
+          if (items.length < MAX_ITEMS) items[items.length] = inner(k, seen, depth + 1, indent + '  ') + ' => ' + inner(v, seen, depth + 1, indent + '  ')
         },
       ])
-      if (size > MAX_ITEMS) items[items.length] = `... ${size - MAX_ITEMS} more items`
-      return `${name || 'Map'}(${size}) ${join(items, '{', '}', indent)}`
+      if (size > MAX_ITEMS) items[items.length] = '... ' + (size - MAX_ITEMS) + ' more items'
+      return (name || 'Map') + '(' + size + ') ' + join(items, '{', '}', indent)
     }
     if (has(setSize, object)) {
       const size = apply(setSize, object, []) as number
       if (depth > MAX_DEPTH) return '[Set]'
-      const items: string[] = []
+      const items: string[] = list()
       apply(setForEach, object, [
         (v: unknown) => {
-          if (items.length < MAX_ITEMS) items[items.length] = inner(v, seen, depth + 1, `${indent}  `)
+          if (items.length < MAX_ITEMS) items[items.length] = inner(v, seen, depth + 1, indent + '  ')
         },
       ])
-      if (size > MAX_ITEMS) items[items.length] = `... ${size - MAX_ITEMS} more items`
-      return `${name || 'Set'}(${size}) ${join(items, '{', '}', indent)}`
+      if (size > MAX_ITEMS) items[items.length] = '... ' + (size - MAX_ITEMS) + ' more items'
+      return (name || 'Set') + '(' + size + ') ' + join(items, '{', '}', indent)
     }
     const typed = apply(typedArrayTag, object, []) as string | undefined
     if (typed !== undefined) {
       const view = object as unknown as ArrayLike<number | bigint>
-      const items: string[] = []
-      const length = view.length
+      const items: string[] = list()
+      const length = apply(typedArrayLength, view, []) as number
       for (let i = 0; i < length && i < MAX_ITEMS; i++) {
         const item = view[i]
-        items[items.length] = typeof item === 'bigint' ? `${StringCtor(item)}n` : formatNumber(item as number)
+        items[items.length] = typeof item === 'bigint' ? (StringCtor(item) + 'n') : formatNumber(item as number)
       }
-      if (length > MAX_ITEMS) items[items.length] = `... ${length - MAX_ITEMS} more items`
-      return `${typed}(${length}) ${join(items, '[', ']', indent)}`
+      if (length > MAX_ITEMS) items[items.length] = '... ' + (length - MAX_ITEMS) + ' more items'
+      return typed + '(' + length + ') ' + join(items, '[', ']', indent)
     }
     if (has(bufferByteLength, object)) {
-      return `ArrayBuffer { byteLength: ${apply(bufferByteLength, object, [])} }`
+      return 'ArrayBuffer { byteLength: ' + apply(bufferByteLength, object, []) + ' }'
     }
     return plainObject(object, name, seen, depth, indent)
   }
 
   function plainObject(object: object, name: string | null, seen: object[], depth: number, indent: string): string {
-    if (depth > MAX_DEPTH) return name ? `[${name}]` : '[Object: null prototype]'
+    if (depth > MAX_DEPTH) return name ? ('[' + name + ']') : '[Object: null prototype]'
     const entries = propertyEntries(object, seen, depth, indent, false)
     let prefix = ''
     if (name === null) prefix = '[Object: null prototype] '
-    else if (name !== 'Object' || getProto(object) !== objectProto) prefix = name ? `${name} ` : ''
-    if (entries.length === 0 && prefix !== '') return `${prefix}{}`
+    else if (name !== 'Object' || getProto(object) !== objectProto) prefix = name ? (name + ' ') : ''
+    if (entries.length === 0 && prefix !== '') return prefix + '{}'
     return prefix + join(entries, '{', '}', indent)
   }
 
   function inspect(value: unknown): string {
-    return inner(value, [], 0, '')
+    return inner(value, list(), 0, '')
   }
 
   function formatWithSpecifiers(template: string, args: unknown[]): { text: string; used: number } {
@@ -339,15 +353,15 @@ export function createInspect(): Inspect {
         i += 2
         continue
       }
-      if ('sdifjoOc'.indexOf(next) < 0 || used >= args.length) {
+      if ((apply(stringIndexOf, 'sdifjoOc', [next]) as number) < 0 || used >= args.length) {
         out += ch
         i++
         continue
       }
       const arg = args[used++]
-      if (next === 's') out += typeof arg === 'string' ? arg : typeof arg === 'bigint' ? `${StringCtor(arg)}n` : typeof arg === 'object' && arg !== null ? inspect(arg) : StringCtor(arg)
-      else if (next === 'd') out += typeof arg === 'bigint' ? `${StringCtor(arg)}n` : typeof arg === 'object' ? 'NaN' : formatNumber(NumberCtor(arg))
-      else if (next === 'i') out += typeof arg === 'bigint' ? `${StringCtor(arg)}n` : formatNumber(parseIntFn(StringCtor(arg)))
+      if (next === 's') out += typeof arg === 'string' ? arg : typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : typeof arg === 'object' && arg !== null ? inspect(arg) : StringCtor(arg)
+      else if (next === 'd') out += typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : typeof arg === 'object' ? 'NaN' : formatNumber(NumberCtor(arg))
+      else if (next === 'i') out += typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : formatNumber(parseIntFn(StringCtor(arg)))
       else if (next === 'f') out += formatNumber(parseFloatFn(StringCtor(arg)))
       else if (next === 'j') {
         try {
@@ -375,7 +389,7 @@ export function createInspect(): Inspect {
     for (let i = start; i < args.length; i++) {
       const arg = args[i]
       const text = typeof arg === 'string' ? arg : inspect(arg)
-      out += out === '' && i === 0 ? text : ` ${text}`
+      out += out === '' && i === 0 ? text : (' ' + text)
     }
     return out
   }

@@ -26,14 +26,21 @@ export function cordonGuestRuntime(
   const apply = Reflect.apply
   const defineProperty = Object.defineProperty
   const create = Object.create
+  const keys = Object.keys
+  const setProto = Object.setPrototypeOf
+  const hasOwn = Object.prototype.hasOwnProperty
   const jsonParse = JSON.parse
   const jsonStringify = JSON.stringify
   const PromiseCtor = Promise
   const promiseThen = Promise.prototype.then
+  const promiseResolve = Promise.resolve
   const ErrorCtor = Error
   const TypeErrorCtor = TypeError
   const StringCtor = String
   const stringSlice = String.prototype.slice
+  const stringIndexOf = String.prototype.indexOf
+  /** What the run reports when even describing a failure failed: a constant, so it cannot throw. */
+  const UNDESCRIBABLE = '{"name":"Error","message":"a value that could not be described was thrown"}'
 
   const codec = codecFactory()
   const inspect = inspectFactory()
@@ -49,7 +56,66 @@ export function cordonGuestRuntime(
   const pending: Record<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }> = create(null)
   const timers: Record<number, { fn: Function; args: unknown[]; repeat: number }> = create(null)
   /** Tool functions this runtime defined, so the next run of a session can take them back. */
-  let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = []
+  let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = list()
+
+  // Everything this runtime keeps for itself lives in null-prototype arrays and records, is read
+  // as own data only, and is written to JSON by hand (a primitive string is the one thing handed
+  // to JSON.stringify): whatever the guest does to its prototypes, none of it reaches this code.
+  function list<T>(): T[] {
+    return setProto([], null) as T[]
+  }
+
+  /**
+   * An own property's value, or undefined: never read through a prototype. (Not by descriptor:
+   * on a Node vm context's global, Node hands V8 a descriptor object of the guest's realm.)
+   */
+  function own(object: unknown, key: string): unknown {
+    if (typeof object !== 'object' || object === null) return undefined
+    return apply(hasOwn, object, [key]) ? (object as Record<string, unknown>)[key] : undefined
+  }
+
+  /** `{"k":"v",…}` of the fields whose value is a string; the rest are left out. */
+  function stringRecord(fields: string[]): string {
+    let out = '{'
+    for (let i = 0; i + 1 < fields.length; i += 2) {
+      const value = fields[i + 1]
+      if (typeof value !== 'string') continue
+      out += (out === '{' ? '' : ',') + '"' + fields[i] + '":' + (jsonStringify(value) as string)
+    }
+    return out + '}'
+  }
+
+  function dataDescriptor(value: unknown, enumerable: boolean): PropertyDescriptor {
+    const descriptor = create(null) as PropertyDescriptor
+    descriptor.value = value
+    descriptor.writable = true
+    descriptor.enumerable = enumerable
+    descriptor.configurable = true
+    return descriptor
+  }
+
+  /**
+   * Defines a property, on the global object too. An existing global is deleted first: redefining
+   * one in a Node vm context goes through Node's descriptor interceptor, which hands V8 a
+   * descriptor object of the guest's realm, and a `get` the guest put on Object.prototype makes
+   * that descriptor invalid, which V8 treats as a fatal error of the whole process.
+   */
+  function defineOwn(target: object, key: string, descriptor: PropertyDescriptor): void {
+    if (target === G && apply(hasOwn, G, [key])) {
+      try {
+        delete G[key]
+      } catch {
+        // Not configurable (the guest's doing): defineProperty below reports it.
+      }
+    }
+    defineProperty(target, key, descriptor)
+  }
+
+  /** A promise of ours whose `then` never looks up a species: it has its own `constructor` of undefined. */
+  function withoutSpecies<T>(promise: T): T {
+    defineProperty(promise, 'constructor', dataDescriptor(undefined, false))
+    return promise
+  }
 
   function finish(status: 'ok' | 'error' | 'limit', payload: string): void {
     if (finished) return
@@ -68,12 +134,14 @@ export function cordonGuestRuntime(
         message = typeof e.message === 'string' ? e.message : StringCtor(e.message)
         stack = typeof e.stack === 'string' ? e.stack : undefined
       } else {
-        message = typeof error === 'string' ? error : inspect.format([error])
+        const args: unknown[] = list()
+        args[0] = error
+        message = typeof error === 'string' ? error : inspect.format(args)
       }
     } catch {
-      message = 'a value that could not be described was thrown'
+      return UNDESCRIBABLE
     }
-    return jsonStringify({ name, message, stack })
+    return stringRecord(['name', name as string, 'message', message, 'stack', stack as string])
   }
 
   // Identity check only: reading a property of a thrown value could run a guest Proxy trap.
@@ -81,13 +149,23 @@ export function cordonGuestRuntime(
     return codec.isLimitError(error)
   }
 
+  /** Ends the run with what the guest threw. Never throws: the run always reports. */
   function failWith(error: unknown): void {
-    if (isLimit(error)) {
-      const e = error as { code: string; message: string }
-      finish('limit', jsonStringify({ code: e.code, message: e.message }))
-    } else {
-      finish('error', describeThrown(error))
+    let payload: string
+    let status: 'limit' | 'error' = 'error'
+    try {
+      if (isLimit(error)) {
+        const e = error as { code: string; message: string }
+        status = 'limit'
+        payload = stringRecord(['code', e.code, 'message', e.message])
+      } else {
+        payload = describeThrown(error)
+      }
+    } catch {
+      status = 'error'
+      payload = UNDESCRIBABLE
     }
+    finish(status, payload)
   }
 
   // ---- console -------------------------------------------------------------------
@@ -116,15 +194,19 @@ export function cordonGuestRuntime(
   }
 
   // ---- tools ---------------------------------------------------------------------
-  function toolError(payload: string): Error {
-    let parsed: { name?: string; message?: string }
+  function toolError(name: unknown, message: unknown): Error {
+    const text = typeof message === 'string' ? message : 'tool failed'
+    return name === 'TypeError' ? new TypeErrorCtor(text) : new ErrorCtor(text)
+  }
+
+  function toolErrorFrom(payload: string): Error {
+    let parsed: unknown
     try {
       parsed = jsonParse(payload)
     } catch {
-      parsed = { message: 'tool failed' }
+      parsed = undefined
     }
-    const message = typeof parsed.message === 'string' ? parsed.message : 'tool failed'
-    return parsed.name === 'TypeError' ? new TypeErrorCtor(message) : new ErrorCtor(message)
+    return toolError(own(parsed, 'name'), own(parsed, 'message'))
   }
 
   function callAsync(name: string, args: unknown): Promise<unknown> {
@@ -156,20 +238,32 @@ export function cordonGuestRuntime(
       if (isLimit(error)) failWith(error)
       throw error
     }
-    const reply = jsonParse(host.callSync(name, wire)) as { ok: boolean; value?: unknown; message?: string; name?: string }
-    if (reply.ok) return codec.decodeTree(reply.value)
-    throw toolError(jsonStringify({ name: reply.name, message: reply.message }))
+    const reply: unknown = jsonParse(host.callSync(name, wire))
+    if (own(reply, 'ok') === true) return codec.decodeTree(own(reply, 'value'))
+    throw toolError(own(reply, 'name'), own(reply, 'message'))
+  }
+
+  /** `a.b.c` → ['a', 'b', 'c'], without String.prototype.split (the guest may have replaced it). */
+  function splitName(name: string): string[] {
+    const parts: string[] = list()
+    let from = 0
+    for (;;) {
+      const dot = apply(stringIndexOf, name, ['.', from]) as number
+      parts[parts.length] = apply(stringSlice, name, dot < 0 ? [from] : [from, dot]) as string
+      if (dot < 0) return parts
+      from = dot + 1
+    }
   }
 
   function installTool(name: string, sync: boolean): void {
-    const path = name.split('.')
+    const path = splitName(name)
     let target: Record<string, unknown> = G
     for (let i = 0; i < path.length - 1; i++) {
       const key = path[i] as string
-      let next = target[key] as Record<string, unknown> | undefined
+      let next = own(target, key) as Record<string, unknown> | undefined
       if (typeof next !== 'object' || next === null) {
         next = {}
-        defineProperty(target, key, { value: next, writable: true, configurable: true, enumerable: false })
+        defineOwn(target, key, dataDescriptor(next, false))
       }
       target = next
     }
@@ -181,14 +275,15 @@ export function cordonGuestRuntime(
           return callAsync(name, args)
         }
     const key = path[path.length - 1] as string
-    defineProperty(fn, 'name', { value: key })
-    defineProperty(target, key, {
-      value: fn,
-      writable: true,
-      configurable: true,
-      enumerable: true,
-    })
-    installedTools[installedTools.length] = { target, key, fn }
+    const nameDescriptor = create(null) as PropertyDescriptor
+    nameDescriptor.value = key
+    defineProperty(fn, 'name', nameDescriptor)
+    defineOwn(target, key, dataDescriptor(fn, true))
+    const installed = create(null) as { target: Record<string, unknown>; key: string; fn: Function }
+    installed.target = target
+    installed.key = key
+    installed.fn = fn
+    installedTools[installedTools.length] = installed
   }
 
   /**
@@ -203,11 +298,11 @@ export function cordonGuestRuntime(
     for (const id in pending) delete pending[id]
     for (const id in timers) delete timers[id]
     const previous = installedTools
-    installedTools = []
+    installedTools = list()
     for (let i = 0; i < previous.length; i++) {
       const { target, key, fn } = previous[i] as { target: Record<string, unknown>; key: string; fn: Function }
       try {
-        if (target[key] === fn) delete target[key]
+        if (own(target, key) === fn) delete target[key]
       } catch {
         // The guest froze or trapped its own namespace object; the host still refuses the call.
       }
@@ -221,7 +316,11 @@ export function cordonGuestRuntime(
     if (!(ms >= 1)) ms = repeat ? 1 : 0
     if (ms > 2147483647) ms = 1
     const id = ++timerSeq
-    timers[id] = { fn, args, repeat: repeat ? ms : -1 }
+    const timer = create(null) as { fn: Function; args: unknown[]; repeat: number }
+    timer.fn = fn
+    timer.args = args
+    timer.repeat = repeat ? ms : -1
+    timers[id] = timer
     if (!finished) host.timer(id, ms)
     return id
   }
@@ -234,7 +333,7 @@ export function cordonGuestRuntime(
   }
 
   function define(name: string, value: unknown): void {
-    defineProperty(G, name, { value, writable: true, configurable: true, enumerable: false })
+    defineOwn(G, name, dataDescriptor(value, false))
   }
 
   const runtime: GuestRuntimeWithCodec = {
@@ -253,11 +352,11 @@ export function cordonGuestRuntime(
       const levels = ['log', 'info', 'warn', 'error', 'debug']
       for (let i = 0; i < levels.length; i++) {
         const level = levels[i] as string
-        defineProperty(consoleObject, level, { value: makeLogger(level), writable: true, configurable: true, enumerable: true })
+        defineProperty(consoleObject, level, dataDescriptor(makeLogger(level), true))
       }
       // Aliases Node has, mapped to the closest level.
-      consoleObject.trace = makeLogger('debug')
-      consoleObject.dir = makeLogger('log')
+      defineProperty(consoleObject, 'trace', dataDescriptor(makeLogger('debug'), true))
+      defineProperty(consoleObject, 'dir', dataDescriptor(makeLogger('log'), true))
       define('console', consoleObject)
       define('setTimeout', function setTimeout(fn: unknown, delay?: unknown, ...args: unknown[]) {
         return addTimer(fn, delay, args, false)
@@ -271,7 +370,7 @@ export function cordonGuestRuntime(
       define('clearInterval', function clearInterval(id: unknown) {
         clearTimer(id)
       })
-      const resolved = PromiseCtor.resolve()
+      const resolved = withoutSpecies(apply(promiseResolve, PromiseCtor, []) as Promise<void>)
       define('queueMicrotask', function queueMicrotask(fn: unknown) {
         if (typeof fn !== 'function') throw new TypeErrorCtor('The "callback" argument must be a function')
         apply(promiseThen, resolved, [
@@ -291,10 +390,10 @@ export function cordonGuestRuntime(
       }
       if (parsed.globals !== null && parsed.globals !== undefined) {
         const globals = codec.decodeTree(parsed.globals) as Record<string, unknown>
-        const names = Object.keys(globals)
+        const names = keys(globals)
         for (let i = 0; i < names.length; i++) {
           const name = names[i] as string
-          defineProperty(G, name, { value: globals[name], writable: true, configurable: true, enumerable: true })
+          defineOwn(G, name, dataDescriptor(own(globals, name), true))
         }
       }
     },
@@ -317,10 +416,11 @@ export function cordonGuestRuntime(
         }
         finish('ok', wire)
       }
-      // `main` is the compiled async function, so `result` is a native promise; the captured
-      // `then` ignores any guest override of Promise.prototype.then.
+      // `main` is the compiled async function, so `result` is a native promise that no guest code
+      // holds; the captured `then` ignores any guest override of Promise.prototype.then, and its
+      // own `constructor` keeps `then` from asking the guest's Promise for a species.
       try {
-        apply(promiseThen, result, [onValue, failWith])
+        apply(promiseThen, withoutSpecies(result), [onValue, failWith])
       } catch (error) {
         failWith(error)
       }
@@ -330,7 +430,7 @@ export function cordonGuestRuntime(
       if (entry === undefined || finished) return
       delete pending[id]
       if (!ok) {
-        entry.reject(toolError(payload))
+        entry.reject(toolErrorFrom(payload))
         return
       }
       let value: unknown
