@@ -1,4 +1,4 @@
-import type { BackendCapabilities } from '@cordon/core'
+import type { BackendCapabilities } from '@cordon/core/backend'
 
 /**
  * What the ivm backend guarantees. `survivesGuestOom` is false: isolated-vm disposes an

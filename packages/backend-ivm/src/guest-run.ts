@@ -1,4 +1,5 @@
-import { createGuestHost, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type RunError } from '@cordon/core'
+import type { RunError } from '@cordon/core'
+import { createGuestHost, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { compileError } from './compile-error.js'
 import { watchStop } from './deadline.js'
 import { engineFailure, memoryLimitError } from './engine-failure.js'

@@ -1,4 +1,5 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type RunError, type SandboxBackend } from '@cordon/core'
+import { SandboxError, type RunError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '@cordon/core/backend'
 import { IVM_CAPABILITIES } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
 import { engineFailure } from './engine-failure.js'

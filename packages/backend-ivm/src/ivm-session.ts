@@ -1,4 +1,5 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome } from '@cordon/core/backend'
 import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
 import type { GuestVm } from './guest-vm.js'
 

@@ -1,4 +1,4 @@
-import type { BackendCapabilities } from '@cordon/core'
+import type { BackendCapabilities } from '@cordon/core/backend'
 
 /** What this backend guarantees; every entry is explained in the README. */
 export const QUICKJS_CAPABILITIES: BackendCapabilities = Object.freeze({

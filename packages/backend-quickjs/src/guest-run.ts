@@ -1,3 +1,4 @@
+import type { RunError } from '@cordon/core'
 import {
   createGuestHost,
   type ExecuteOutcome,
@@ -5,8 +6,7 @@ import {
   type GuestDone,
   type GuestHost,
   type GuestHostFunctions,
-  type RunError,
-} from '@cordon/core'
+} from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { EngineGate } from './engine-gate.js'
 import { describeError, isHostStackOverflow, isInterrupted, isOutOfMemory, readThrown, syntaxError, type ThrownInfo } from './engine-failure.js'

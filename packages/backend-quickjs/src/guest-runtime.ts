@@ -1,4 +1,4 @@
-import type { GuestHostFunctions } from '@cordon/core'
+import type { GuestHostFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { newHostObject, type HostCallHooks } from './host-functions.js'
 

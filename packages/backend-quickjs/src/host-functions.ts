@@ -1,4 +1,4 @@
-import type { GuestHostFunctions } from '@cordon/core'
+import type { GuestHostFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { isHostStackOverflow } from './engine-failure.js'
 

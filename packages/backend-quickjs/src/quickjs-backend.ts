@@ -1,4 +1,5 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend, type SessionRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { engineLoader, type Engine } from './engine-loader.js'

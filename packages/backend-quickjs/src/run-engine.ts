@@ -1,4 +1,4 @@
-import type { ExecuteOutcome, HostSwitch } from '@cordon/core'
+import type { ExecuteOutcome, HostSwitch } from '@cordon/core/backend'
 import type { FreshEngine } from './fresh-engine.js'
 import type { GuestRuntimeHandles } from './guest-runtime.js'
 

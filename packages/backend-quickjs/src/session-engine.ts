@@ -1,4 +1,5 @@
-import { SandboxError, createHostSwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import { createHostSwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
 import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'

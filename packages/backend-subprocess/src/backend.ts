@@ -1,13 +1,13 @@
+import { SandboxError } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
-  SandboxError,
   type BackendCapabilities,
   type BackendSession,
   type ExecuteOutcome,
   type ExecuteRequest,
   type SandboxBackend,
   type SessionRequest,
-} from '@cordon/core'
+} from '@cordon/core/backend'
 import { ChildSession } from './child-session.js'
 import { ranOutOfMemory } from './exit-outcome.js'
 import { GuestChild } from './guest-child.js'

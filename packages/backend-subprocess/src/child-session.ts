@@ -11,7 +11,8 @@
  * the host process alive. If the host goes away the child follows it (stdin closes, its
  * parent changes, or `pdeathsig`), and `dispose()` of the backend kills it with the pool.
  */
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '@cordon/core/backend'
 import type { GuestChild } from './guest-child.js'
 import { runOnChild } from './run-session.js'
 import { stoppedOutcome } from './stop-reason.js'

@@ -19,7 +19,8 @@ export interface SessionRun {
   /** Tool names granted to earlier runs of the session. */
   formerTools: ReadonlySet<string>
 }
-import { outcomeFromDone, toolErrorPayload, type ErrorCode, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import type { ErrorCode } from '@cordon/core'
+import { outcomeFromDone, toolErrorPayload, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
 import { frameCapBytes } from './memory-budget.js'

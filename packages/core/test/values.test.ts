@@ -1,5 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { createSandbox, decodeValue, encodeValue } from '../src/index.js'
+import { createSandbox } from '../src/index.js'
+import { decodeValue, encodeValue } from '../src/backend/index.js'
 import { createVmTestBackend } from './support/vm-backend.js'
 
 const sandbox = createSandbox(createVmTestBackend())

@@ -1,7 +1,8 @@
 // @cordon/core with a no-op backend: what core itself costs around a run — option checks, code
 // normalization (parse, strip types, wrap), the setup text with the globals' wire form, the tool
 // bridge and the log collector, decoding the result — with no engine at all.
-import { createSandbox, decodeValue, encodeValue } from '@cordon/core'
+import { createSandbox } from '@cordon/core'
+import { decodeValue, encodeValue } from '@cordon/core/backend'
 import { ECHO_SUM, LOG_LINES, TOOL_CALLS, bigData } from '../workloads.mjs'
 import { sandboxWorkloads } from './cordon.mjs'
 

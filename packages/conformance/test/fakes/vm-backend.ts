@@ -4,8 +4,8 @@
  * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
  */
 import vm from 'node:vm'
-import { GUEST_RUNTIME_SOURCE, createGuestHost, createHostSwitch, outcomeFromDone } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, HostSwitch, SandboxBackend } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE, createGuestHost, createHostSwitch, outcomeFromDone } from '@cordon/core/backend'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, HostSwitch, SandboxBackend } from '@cordon/core/backend'
 
 export interface VmBackendOptions {
   name?: string

@@ -15,7 +15,7 @@ import {
   type GuestRuntime,
   type HostSwitch,
   type SandboxBackend,
-} from '../../src/index.js'
+} from '../../src/backend/index.js'
 
 interface VmEngine {
   context: vm.Context

@@ -3,16 +3,15 @@
  * security boundary, only a quick way to really run the guest runtime and its tools.
  */
 import vm from 'node:vm'
+import type { BackendCapabilities, SandboxBackend } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
   createGuestHost,
   outcomeFromDone,
-  type BackendCapabilities,
   type ExecuteOutcome,
   type ExecuteRequest,
   type GuestRuntime,
-  type SandboxBackend,
-} from '@cordon/core'
+} from '@cordon/core/backend'
 import type { BackendCandidate } from '../../src/index.js'
 
 export const BASE_CAPABILITIES: BackendCapabilities = {
