@@ -1,4 +1,4 @@
-import { createHostSwitch, type GuestHost, type HostSwitch } from '@cordon/core/backend'
+import { createRelaySwitch as createHostSwitch, type GuestRelay as GuestHost, type RelaySwitch as HostSwitch } from '@cordon/core/backend'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'

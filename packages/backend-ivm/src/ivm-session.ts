@@ -4,7 +4,7 @@ import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
 import type { GuestVm } from './guest-vm.js'
 
 /** What a session needs from the backend that opened it. */
-export interface SessionHost {
+export interface SessionHooks {
   /** Registers a run's stopper with the backend too, whose dispose stops every run. */
   register: RegisterStopper
   /** Why the backend accepts no more runs (disposed, or broken by a catastrophic error), if so. */
@@ -21,7 +21,7 @@ export interface SessionHost {
  * that ends by itself keeps the isolate; a run stopped from outside or by the engine disposed
  * it (see guest-run.ts), and the session is then no longer `alive`.
  */
-export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession {
+export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSession {
   let disposed = false
   let running: RunStopper | undefined
 
@@ -29,12 +29,12 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
     vm.dispose()
     if (disposed) return
     disposed = true
-    host.forget(session)
+    hooks.forget(session)
   }
 
   const register: RegisterStopper = (stop) => {
     running = stop
-    const forget = host.register(stop)
+    const forget = hooks.register(stop)
     return () => {
       running = undefined
       forget()
@@ -49,7 +49,7 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
     async execute(request) {
       if (!session.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'this ivm session has ended' } }
       if (running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'an ivm session runs one program at a time' } }
-      const refused = host.refusal()
+      const refused = hooks.refusal()
       if (refused !== undefined) {
         end()
         return refused
@@ -58,7 +58,7 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
         return await runInVm(vm, request, register, { keep: true })
       } finally {
         if (vm.isolate.isDisposed) end()
-        host.runEnded()
+        hooks.runEnded()
       }
     },
 

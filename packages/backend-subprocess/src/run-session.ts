@@ -1,5 +1,5 @@
 /**
- * One run on one child: sends the program, turns the child's messages into HostBridge
+ * One run on one child: sends the program, turns the child's messages into ToolBridge
  * calls, and ends the run on `done`, on the deadline or abort (SIGKILL), on the memory
  * watchdog, on any protocol violation, or when the child dies. Every message from the
  * child is treated as hostile: only the exact shapes are accepted, tool names must be the

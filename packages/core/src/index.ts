@@ -10,9 +10,9 @@ export { DEFAULT_LIMITS, LIMIT_ENV_VARS, LIMIT_NAMES, resolveLimits } from './li
 export type { Limits, ResolvedLimits } from './limits.js'
 export type { JsonSchema, RunOptions, SandboxDefaults, ToolContext, ToolDefinition, ToolSet } from './options.js'
 /** What `backend.capabilities` declares; the contract itself is in `@cordon/core/backend`. */
-export type { BackendCapabilities, BooleanCapability } from './spec/v1/capabilities.js'
+export type { BackendCapabilities, BooleanCapability } from './backend/v1/capabilities.js'
 /** The type of what `createSandbox` takes; implementing one starts at `@cordon/core/backend`. */
-export type { SandboxBackend } from './spec/v1/backend.js'
+export type { SandboxBackend } from './backend/v1/sandbox-backend.js'
 export type { Sandbox } from './sandbox-types.js'
 export type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
 export { createSandbox } from './sandbox.js'

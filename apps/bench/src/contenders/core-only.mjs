@@ -10,7 +10,7 @@ const NO_ENGINE = 'no engine: the no-op backend does not execute code'
 
 /**
  * Answers each program without running it: the value the real guest would return, and for W2
- * and W5 the same traffic through `HostBridge` that a real guest causes.
+ * and W5 the same traffic through `ToolBridge` that a real guest causes.
  */
 function noopBackend() {
   const bigWire = encodeValue(bigData(), Number.MAX_SAFE_INTEGER, 'the result')

@@ -4,8 +4,8 @@
  * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
  */
 import vm from 'node:vm'
-import { GUEST_RUNTIME_SOURCE, createGuestHost, createHostSwitch, outcomeFromDone } from '@cordon/core/backend'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, HostSwitch, SandboxBackend } from '@cordon/core/backend'
+import { GUEST_RUNTIME_SOURCE, createGuestRelay, createRelaySwitch, outcomeFromDone } from '@cordon/core/backend'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, RelaySwitch, SandboxBackend } from '@cordon/core/backend'
 
 export interface VmBackendOptions {
   name?: string
@@ -26,7 +26,7 @@ export interface VmBackendOptions {
 /** A session's engine: one context, one guest runtime (made on the first run), reached through a switch. */
 interface VmSession {
   context: vm.Context
-  hostSwitch: HostSwitch
+  relaySwitch: RelaySwitch
   runtime?: GuestRuntime
   alive: boolean
 }
@@ -50,8 +50,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
     if (disposed) return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: 'the vm backend was disposed' } }
     if (options.leakBytesPerRun) leaked.push(new Uint8Array(options.leakBytesPerRun).fill(1))
     const context = session?.context ?? (options.reuseContext ? (shared ??= newContext()) : newContext())
-    const guestHost = createGuestHost(request)
-    session?.hostSwitch.attach(guestHost)
+    const relay = createGuestRelay(request)
+    session?.relaySwitch.attach(relay)
 
     /** Runs `fn` inside the context; the time left until the deadline bounds it, microtasks included. */
     const enter = (fn: () => void): void => {
@@ -70,8 +70,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       const end = (outcome: ExecuteOutcome) => {
         if (ended) return
         ended = true
-        guestHost.close()
-        session?.hostSwitch.attach(undefined)
+        relay.close()
+        session?.relaySwitch.attach(undefined)
         request.signal.removeEventListener('abort', onAbort)
         resolve(outcome)
       }
@@ -96,13 +96,13 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         if (request.signal.aborted) return onAbort()
         request.signal.addEventListener('abort', onAbort)
       }
-      void guestHost.done.then((done) => end(outcomeFromDone(done)))
+      void relay.done.then((done) => end(outcomeFromDone(done)))
 
       let runtime: GuestRuntime
       let main: () => unknown
       try {
         const makeRuntime = () => (vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime)
-        runtime = session === undefined ? makeRuntime()(guestHost.functions) : (session.runtime ??= makeRuntime()(session.hostSwitch.functions))
+        runtime = session === undefined ? makeRuntime()(relay.functions) : (session.runtime ??= makeRuntime()(session.relaySwitch.functions))
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
@@ -110,7 +110,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       } catch (error) {
         return end(failure(error))
       }
-      guestHost.connect({
+      relay.connect({
         settle: (id, ok, payload) => guard(() => runtime.settle(id, ok, payload)),
         fire: (id) => guard(() => runtime.fire(id)),
       })
@@ -134,7 +134,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
     },
     execute: (request) => execute(request),
     async openSession(): Promise<BackendSession> {
-      const fresh = (): VmSession => ({ context: newContext(), hostSwitch: createHostSwitch(), alive: true })
+      const fresh = (): VmSession => ({ context: newContext(), relaySwitch: createRelaySwitch(), alive: true })
       const session = options.shareSessionContext ? (sharedSession ??= fresh()) : fresh()
       return {
         get alive() {

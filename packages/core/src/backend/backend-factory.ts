@@ -1,4 +1,4 @@
-import type { SandboxBackend } from '../spec/v1/backend.js'
+import type { SandboxBackend } from './v1/sandbox-backend.js'
 
 /**
  * Makes a backend: a package's `createXBackend(options?)`, or a test's `() => createXBackend({ … })`.

@@ -1,4 +1,4 @@
-import type { BackendCapabilities, BooleanCapability } from '../spec/v1/capabilities.js'
+import type { BackendCapabilities, BooleanCapability } from './v1/capabilities.js'
 
 /**
  * Capabilities a backend must declare: yes/no keys that must be `true`, or exact values (one,

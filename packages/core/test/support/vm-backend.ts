@@ -1,43 +1,43 @@
 /**
  * An in-process node:vm backend for core's own tests. NOT a security boundary
  * (node:vm never is): it exists to exercise core and the guest runtime quickly.
- * Sessions keep one context and one guest runtime, reached through a host switch.
+ * Sessions keep one context and one guest runtime, reached through a relay switch.
  */
 import vm from 'node:vm'
 import {
   GUEST_RUNTIME_SOURCE,
-  createGuestHost,
-  createHostSwitch,
+  createGuestRelay,
+  createRelaySwitch,
   outcomeFromDone,
   type BackendSession,
   type ExecuteOutcome,
   type ExecuteRequest,
   type GuestRuntime,
-  type HostSwitch,
+  type RelaySwitch,
   type SandboxBackend,
 } from '../../src/backend/index.js'
 
 interface VmEngine {
   context: vm.Context
   runtime: GuestRuntime
-  hostSwitch: HostSwitch
+  relaySwitch: RelaySwitch
 }
 
 function newEngine(): VmEngine {
   const context = vm.createContext({})
-  const hostSwitch = createHostSwitch()
+  const relaySwitch = createRelaySwitch()
   const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (h: unknown) => GuestRuntime
-  return { context, runtime: factory(hostSwitch.functions), hostSwitch }
+  return { context, runtime: factory(relaySwitch.functions), relaySwitch }
 }
 
 /** One run on an engine. `stopped` is set when the run ended from outside (its state is then unknown). */
 async function runOn(engine: VmEngine, request: ExecuteRequest): Promise<{ outcome: ExecuteOutcome; stopped: boolean }> {
-  const guestHost = createGuestHost(request)
-  engine.hostSwitch.attach(guestHost)
+  const relay = createGuestRelay(request)
+  engine.relaySwitch.attach(relay)
   const timeout = Math.max(1, request.deadline - Date.now())
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
-    guestHost.connect({ settle: (...a) => engine.runtime.settle(...a), fire: (id) => engine.runtime.fire(id) })
+    relay.connect({ settle: (...a) => engine.runtime.settle(...a), fire: (id) => engine.runtime.fire(id) })
     engine.runtime.install(request.setup)
     let main: () => unknown
     try {
@@ -53,11 +53,11 @@ async function runOn(engine: VmEngine, request: ExecuteRequest): Promise<{ outco
       request.signal.addEventListener('abort', stop, { once: true })
       timer = setTimeout(stop, timeout)
     })
-    return await Promise.race([guestHost.done.then((done) => ({ outcome: outcomeFromDone(done), stopped: false })), stopped])
+    return await Promise.race([relay.done.then((done) => ({ outcome: outcomeFromDone(done), stopped: false })), stopped])
   } finally {
     clearTimeout(timer)
-    guestHost.close()
-    engine.hostSwitch.attach(undefined)
+    relay.close()
+    engine.relaySwitch.attach(undefined)
   }
 }
 

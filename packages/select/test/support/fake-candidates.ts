@@ -6,7 +6,7 @@ import vm from 'node:vm'
 import type { BackendCapabilities, SandboxBackend } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
-  createGuestHost,
+  createGuestRelay,
   outcomeFromDone,
   type ExecuteOutcome,
   type ExecuteRequest,
@@ -44,13 +44,13 @@ export interface FakeOptions {
 }
 
 async function runInVm(request: ExecuteRequest): Promise<ExecuteOutcome> {
-  const guestHost = createGuestHost(request)
+  const relay = createGuestRelay(request)
   const context = vm.createContext({})
   let timer: ReturnType<typeof setTimeout> | undefined
   try {
     const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
-    const runtime = factory(guestHost.functions)
-    guestHost.connect({ settle: (...args) => runtime.settle(...args), fire: (id) => runtime.fire(id) })
+    const runtime = factory(relay.functions)
+    relay.connect({ settle: (...args) => runtime.settle(...args), fire: (id) => runtime.fire(id) })
     runtime.install(request.setup)
     runtime.start(new vm.Script(request.script, { filename: request.filename }).runInContext(context) as () => unknown)
     const stopped = new Promise<ExecuteOutcome>((resolve) => {
@@ -58,10 +58,10 @@ async function runInVm(request: ExecuteRequest): Promise<ExecuteOutcome> {
       request.signal.addEventListener('abort', stop, { once: true })
       timer = setTimeout(stop, Math.max(1, request.deadline - Date.now()))
     })
-    return await Promise.race([guestHost.done.then(outcomeFromDone), stopped])
+    return await Promise.race([relay.done.then(outcomeFromDone), stopped])
   } finally {
     clearTimeout(timer)
-    guestHost.close()
+    relay.close()
   }
 }
 
