@@ -3,10 +3,10 @@ import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } f
 import { IVM_CAPABILITIES } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
 import { engineFailure } from './engine-failure.js'
-import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
+import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
 import { createGuestVm, type GuestVm } from './guest-vm.js'
-import { IsolatePool } from './isolate-pool.js'
-import { createIvmSession } from './ivm-session.js'
+import { IsolatePool } from './pool.js'
+import { createIvmSession } from './session.js'
 import { resolveIvmOptions, type IvmBackendOptions } from './options.js'
 import { currentProcess, missingNoNodeSnapshot } from './runtime-check.js'
 

@@ -3,7 +3,7 @@ import { createRelaySwitch, type BackendSession, type ExecuteOutcome, type Execu
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
 import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'
-import { GuestRun } from './guest-run.js'
+import { GuestRun } from './run.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 
 export interface SessionEngineOptions {

@@ -1,6 +1,6 @@
 import { SandboxError } from '@cordon/core'
 import type { BackendSession, ExecuteOutcome } from '@cordon/core/backend'
-import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
+import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
 import type { GuestVm } from './guest-vm.js'
 
 /** What a session needs from the backend that opened it. */
@@ -19,7 +19,7 @@ export interface SessionHooks {
  * A session: one isolate, one context and one guest runtime for many runs, one at a time.
  * Guest globals stay in the context; each run installs its own tools, limits and logs. A run
  * that ends by itself keeps the isolate; a run stopped from outside or by the engine disposed
- * it (see guest-run.ts), and the session is then no longer `alive`.
+ * it (see run.ts), and the session is then no longer `alive`.
  */
 export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSession {
   let disposed = false
