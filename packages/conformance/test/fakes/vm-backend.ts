@@ -1,11 +1,15 @@
 /**
- * An in-process `node:vm` reference backend, for testing the conformance suite itself.
- * node:vm is NOT a security boundary: this backend is not expected to pass the isolation
- * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
+ * The one fake backend of the repository: an in-process `node:vm` backend built on the kit,
+ * used by the conformance suite's self-tests and by core's own tests (packages/core/test
+ * imports this file). node:vm is NOT a security boundary: this backend is not expected to
+ * pass the isolation group. Its switches turn it into deliberately broken backends (see
+ * broken-backends.ts). It imports core's source by path, so both suites run it without a
+ * build of @cordon/core. It stays under this package: the suite's host-path checks recognise
+ * its frames by this package's directory (see "known limitations" in vm-backend.test.ts).
  */
 import vm from 'node:vm'
-import { GUEST_RUNTIME_SOURCE, createGuestRelay, createRelaySwitch, outcomeFromDone } from '@cordon/core/backend'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, RelaySwitch, SandboxBackend } from '@cordon/core/backend'
+import { GUEST_RUNTIME_SOURCE, createGuestRelay, createRelaySwitch, outcomeFromDone } from '../../../core/src/backend/index.js'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, RelaySwitch, SandboxBackend } from '../../../core/src/backend/index.js'
 
 export interface VmBackendOptions {
   name?: string
