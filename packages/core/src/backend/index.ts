@@ -8,15 +8,15 @@ export type {
   BackendSession,
   ExecuteOutcome,
   ExecuteRequest,
-  ToolBridge,
   SandboxBackend,
   SessionRequest,
+  ToolBridge,
   ToolDescriptor,
 } from './v1/sandbox-backend.js'
 export type { BackendFactory } from './backend-factory.js'
 export { unmetCapabilities } from './capability-requirement.js'
 export type { CapabilityRequirement } from './capability-requirement.js'
-export type { RelayFunctions, GuestRuntime, GuestSetup } from '../guest/protocol.js'
+export type { GuestRuntime, GuestSetup, RelayFunctions } from '../guest/protocol.js'
 export { GUEST_FILENAME, GUEST_RUNTIME_SOURCE } from '../guest/runtime-source.js'
 export { createGuestRelay, outcomeFromDone, toolErrorPayload } from './guest-relay.js'
 export type { GuestDone, GuestEngine, GuestRelay } from './guest-relay.js'
