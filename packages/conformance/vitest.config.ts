@@ -4,7 +4,10 @@ import { defineConfig } from 'vitest/config'
 export default defineConfig({
   resolve: {
     // The self-tests run against core's source, so they need no build of @cordon/core.
-    alias: { '@cordon/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+    alias: [
+      { find: /^@cordon\/core\/backend$/, replacement: fileURLToPath(new URL('../core/src/backend/index.ts', import.meta.url)) },
+      { find: /^@cordon\/core$/, replacement: fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+    ],
   },
   test: {
     include: ['test/**/*.test.ts'],

@@ -1,4 +1,5 @@
-import { isSandboxError, type ExecuteRequest, type RunError } from '@cordon/core'
+import { isSandboxError, type RunError } from '@cordon/core'
+import type { ExecuteRequest } from '@cordon/core/backend'
 
 /**
  * Calls `onStop` once, when the run's deadline passes or its signal aborts, whichever

@@ -1,4 +1,5 @@
-import { createSandbox, type ExecuteRequest, type RunResult, type Sandbox } from '@cordon/core'
+import { createSandbox, type RunResult, type Sandbox } from '@cordon/core'
+import type { ExecuteRequest } from '@cordon/core/backend'
 import { createIvmBackend, type IvmBackendOptions } from '../src/index.js'
 
 export function ivmSandbox(options?: IvmBackendOptions): Sandbox {

@@ -1,4 +1,5 @@
-import type { BackendSession, ToolSet } from '@cordon/core'
+import type { ToolSet } from '@cordon/core'
+import type { BackendSession } from '@cordon/core/backend'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createIvmBackend } from '../src/index.js'
 import { codeOf, ivmSandbox, rawRequest as request, timed, valueOf } from './helpers.js'

@@ -1,4 +1,5 @@
-import { GUEST_RUNTIME_SOURCE, SandboxError } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { applyEngineImage, captureEngineImage, type EngineImage, type Preparation } from './engine-image.js'
 import type { Engine } from './engine-loader.js'

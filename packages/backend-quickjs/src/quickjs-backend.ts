@@ -1,11 +1,12 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend, type SessionRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { engineLoader, type Engine } from './engine-loader.js'
-import { EnginePool } from './engine-pool.js'
+import { EnginePool } from './pool.js'
 import { createFreshEngine } from './fresh-engine.js'
 import { resolveOptions, type QuickJSBackendOptions } from './options.js'
-import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session-engine.js'
+import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
 
 /**
  * A backend that runs each guest in QuickJS compiled to WebAssembly, in a WASM instance of its

@@ -1,4 +1,5 @@
-import { isSandboxError, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone, type RunError } from '@cordon/core'
+import { isSandboxError, type RunError } from '@cordon/core'
+import { outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone } from '@cordon/core/backend'
 
 /** Why a run ended; the first reason the backend learns wins. */
 export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'

@@ -1,4 +1,5 @@
-import { isSandboxError, type BackendSession } from '@cordon/core'
+import { isSandboxError } from '@cordon/core'
+import type { BackendSession } from '@cordon/core/backend'
 import { afterAll, beforeEach, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
 import { debugBuildBackend } from './helpers/debug-build.js'

@@ -1,5 +1,5 @@
 /** What a child's unexpected death means for the run. */
-import type { ExecuteOutcome } from '@cordon/core'
+import type { ExecuteOutcome } from '@cordon/core/backend'
 import { summarizeStderr } from './stderr-summary.js'
 
 /** V8's and Node's last words when the heap (or one allocation) is too large. */

@@ -1,4 +1,4 @@
-import type { ExecuteOutcome, ExecuteRequest } from '@cordon/core'
+import type { ExecuteOutcome, ExecuteRequest } from '@cordon/core/backend'
 
 /**
  * The outcome of a run stopped from outside. Core replaces it with its own abort reason;

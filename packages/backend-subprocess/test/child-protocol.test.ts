@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FrameReader, encodeFrame } from '../src/framing.js'
 import { createSubprocessBackend } from '../src/index.js'

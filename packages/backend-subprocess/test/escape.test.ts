@@ -9,7 +9,7 @@ import path from 'node:path'
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox } from '@cordon/core'
-import type { SubprocessBackend } from '../src/backend.js'
+import type { SubprocessBackend } from '../src/subprocess-backend.js'
 import { errorOf, open, valueOf } from './helpers.js'
 
 let backend: SubprocessBackend

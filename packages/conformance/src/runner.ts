@@ -1,7 +1,7 @@
 import { createSandbox } from '@cordon/core'
-import type { BackendCapabilities, Sandbox, SandboxBackend, SandboxDefaults } from '@cordon/core'
+import type { Sandbox, SandboxDefaults } from '@cordon/core'
+import { unmetCapabilities, type BackendCapabilities, type BackendFactory, type SandboxBackend } from '@cordon/core/backend'
 import type {
-  BackendFactory,
   CheckContext,
   CheckOutcome,
   ConformanceCheck,
@@ -28,11 +28,8 @@ export function checkTimeoutMs(check: ConformanceCheck, options: ResolvedConform
 
 /** Why a check does not apply to a backend, or undefined when it does. */
 export function skipReason(check: ConformanceCheck, capabilities: BackendCapabilities): string | undefined {
-  for (const [name, wanted] of Object.entries(check.requires ?? {})) {
-    const declared = capabilities[name as keyof BackendCapabilities]
-    if (declared !== wanted) return `needs capabilities.${name} === ${String(wanted)}, backend declares ${String(declared)}`
-  }
-  return undefined
+  const unmet = unmetCapabilities(capabilities, check.requires)
+  return unmet.length === 0 ? undefined : `needs capabilities: ${unmet.join('; ')}`
 }
 
 /** The checks that apply to a backend with these capabilities (to register no skipped tests). */

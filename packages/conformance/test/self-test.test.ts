@@ -3,8 +3,9 @@
  * guard the promise it breaks, while the correct reference backend passes them.
  */
 import { describe, expect, it } from 'vitest'
-import { CONFORMANCE_GROUPS, conformanceChecks, conformanceGroups, runConformanceCheck } from '../src/index.js'
-import type { BackendFactory, ConformanceCheck, ConformanceOptions } from '../src/index.js'
+import { conformanceChecks, conformanceGroups } from '../src/describe.js'
+import { runConformanceCheck } from '../src/runner.js'
+import { CONFORMANCE_GROUPS, type BackendFactory, type ConformanceCheck, type ConformanceOptions } from '../src/types.js'
 import {
   createEnvExposingBackend,
   createHostExposingBackend,

@@ -3,8 +3,9 @@
  * the few checks it cannot pass are listed below, and a test keeps that list honest.
  */
 import { describe, expect, it } from 'vitest'
-import { applicableChecks, conformanceChecks, conformanceGroups, describeChecks, runConformanceCheck } from '../src/index.js'
-import type { ConformanceGroup } from '../src/index.js'
+import { conformanceChecks, conformanceGroups, describeChecks } from '../src/describe.js'
+import { applicableChecks, runConformanceCheck } from '../src/runner.js'
+import type { ConformanceGroup } from '../src/types.js'
 import { createVmBackend } from './fakes/vm-backend.js'
 
 const factory = () => createVmBackend()

@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../src/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
-const sandbox = createSandbox(createVmTestBackend())
+const sandbox = createSandbox(createVmBackend())
 afterAll(() => sandbox.dispose())
 
 async function logsOf(code: string): Promise<string[]> {

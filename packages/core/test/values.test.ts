@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { createSandbox, decodeValue, encodeValue } from '../src/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createSandbox } from '../src/index.js'
+import { decodeValue, encodeValue } from '../src/backend/index.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
-const sandbox = createSandbox(createVmTestBackend())
+const sandbox = createSandbox(createVmBackend())
 afterAll(() => sandbox.dispose())
 
 const samples: Record<string, unknown> = {

@@ -1,5 +1,6 @@
 import { createSandbox, isSandboxError, type BackendCapabilities, type RunResult, type Sandbox, type SandboxBackend } from '@cordon/core'
-import { importCandidate, type BackendCandidate, type BackendFactory } from './candidates.js'
+import type { BackendFactory } from '@cordon/core/backend'
+import { importCandidate, type BackendCandidate } from './candidates.js'
 import { errorCode, explainFailure, explainImportFailure, firstLine } from './explain.js'
 import type { CandidateStatus } from './report.js'
 import type { RuntimeFacts } from './runtime-facts.js'
@@ -53,7 +54,8 @@ export async function probeCandidate(input: ProbeInput): Promise<Probe> {
 
   let backend: SandboxBackend
   try {
-    backend = (factory as BackendFactory)(input.options)
+    const made = (factory as BackendFactory)(input.options)
+    backend = made instanceof Promise ? await withinDeadline(made, input.timeoutMs, `creating the ${candidate.name} backend`) : made
   } catch (error) {
     if (isSandboxError(error, 'INVALID_OPTIONS')) {
       return finish({ status: 'unusable', reason: `backendOptions.${candidate.name} were refused: ${error.message}`, fix: `correct backendOptions.${candidate.name}`, misuse: error })

@@ -54,7 +54,7 @@ async function select(request: SelectionRequest): Promise<Selection> {
   if (!chosen) throw unavailableError(request, facts, report)
   let backend: SandboxBackend
   try {
-    backend = chosen.probe.factory!(request.backendOptions[chosen.candidate.name])
+    backend = await chosen.probe.factory!(request.backendOptions[chosen.candidate.name])
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `${chosen.candidate.name} passed its probe but could not be created again: ${firstLine(error)}`, { cause: error })
   }

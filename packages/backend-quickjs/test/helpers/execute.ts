@@ -1,12 +1,11 @@
+import { resolveLimits, type Limits } from '@cordon/core'
 import {
   GUEST_FILENAME,
   decodeValue,
   encodeValue,
-  resolveLimits,
   type ExecuteOutcome,
-  type Limits,
   type SandboxBackend,
-} from '@cordon/core'
+} from '@cordon/core/backend'
 
 export interface DirectOptions extends Partial<Limits> {
   /** Async tools by dotted name. */

@@ -2,7 +2,7 @@
  * Deliberately broken backends. Each one breaks one promise of the contract; the
  * self-test asserts that the checks guarding that promise fail for it.
  */
-import type { SandboxBackend } from '@cordon/core'
+import type { SandboxBackend } from '@cordon/core/backend'
 import { createVmBackend } from './vm-backend.js'
 
 /** Never stops a guest that waits (on a tool, a timer, a promise): it ignores its deadline. */

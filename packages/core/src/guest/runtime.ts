@@ -8,7 +8,7 @@
  * `JSON`, `Promise`, `Array.prototype.push`, `Reflect` or `console` changes nothing here.
  * The host functions it receives are kept in this closure and never handed to guest code.
  */
-import type { GuestHostFunctions, GuestRuntime } from './protocol.js'
+import type { GuestRuntime, RelayFunctions } from './protocol.js'
 import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
 
@@ -17,7 +17,7 @@ export interface GuestRuntimeWithCodec extends GuestRuntime {
 }
 
 export function cordonGuestRuntime(
-  host: GuestHostFunctions,
+  host: RelayFunctions,
   codecFactory: typeof createCodec,
   inspectFactory: typeof createInspect,
 ): GuestRuntimeWithCodec {

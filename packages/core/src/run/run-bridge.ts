@@ -1,16 +1,16 @@
 import { SandboxError } from '../errors.js'
 import type { ResolvedLimits } from '../limits.js'
-import type { HostBridge } from '../spec/v1/backend.js'
+import type { ToolBridge } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { LogCollector } from './log-collector.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
 
 /**
- * The per-run HostBridge: every input comes from the guest (or a backend that may be
+ * The per-run ToolBridge: every input comes from the guest (or a backend that may be
  * compromised) and is checked here, on the host: counts, sizes, schemas.
  */
-export class RunBridge implements HostBridge {
+export class RunBridge implements ToolBridge {
   readonly logs: LogCollector
   toolCalls = 0
   private running = 0

@@ -1,5 +1,5 @@
 /**
- * One run on one child: sends the program, turns the child's messages into HostBridge
+ * One run on one child: sends the program, turns the child's messages into ToolBridge
  * calls, and ends the run on `done`, on the deadline or abort (SIGKILL), on the memory
  * watchdog, on any protocol violation, or when the child dies. Every message from the
  * child is treated as hostile: only the exact shapes are accepted, tool names must be the
@@ -19,7 +19,8 @@ export interface SessionRun {
   /** Tool names granted to earlier runs of the session. */
   formerTools: ReadonlySet<string>
 }
-import { outcomeFromDone, toolErrorPayload, type ErrorCode, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import type { ErrorCode } from '@cordon/core'
+import { outcomeFromDone, toolErrorPayload, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
 import { frameCapBytes } from './memory-budget.js'

@@ -1,23 +1,23 @@
-import type { GuestHostFunctions } from '../guest/protocol.js'
-import type { GuestHost } from './guest-host.js'
+import type { RelayFunctions } from '../guest/protocol.js'
+import type { GuestRelay } from './guest-relay.js'
 
 const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
 
-export interface HostSwitch {
+export interface RelaySwitch {
   /** Hand these to the guest runtime factory once, for the engine's whole life. */
-  readonly functions: GuestHostFunctions
-  /** Routes the guest's calls to this run's GuestHost; `undefined` between runs (calls are dropped). */
-  attach(host: GuestHost | undefined): void
+  readonly functions: RelayFunctions
+  /** Routes the guest's calls to this run's GuestRelay; `undefined` between runs (calls are dropped). */
+  attach(relay: GuestRelay | undefined): void
 }
 
 /**
  * For in-process backends with sessions: the guest runtime is made once per engine, but each
- * run has its own GuestHost. The switch forwards to the run in progress, and drops whatever the
+ * run has its own GuestRelay. The switch forwards to the run in progress, and drops whatever the
  * guest does between runs, so nothing from one run reaches the next run's host bridge.
  */
-export function createHostSwitch(): HostSwitch {
-  let current: GuestHost | undefined
-  const functions: GuestHostFunctions = {
+export function createRelaySwitch(): RelaySwitch {
+  let current: GuestRelay | undefined
+  const functions: RelayFunctions = {
     log: (level, message) => current?.functions.log(level, message),
     call: (id, name, argsWire) => current?.functions.call(id, name, argsWire),
     callSync: (name, argsWire) => (current === undefined ? ENDED_REPLY : current.functions.callSync(name, argsWire)),
@@ -26,8 +26,8 @@ export function createHostSwitch(): HostSwitch {
   }
   return {
     functions,
-    attach(host) {
-      current = host
+    attach(relay) {
+      current = relay
     },
   }
 }

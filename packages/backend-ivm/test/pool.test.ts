@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { GuestVm } from '../src/guest-vm.js'
-import { IsolatePool } from '../src/isolate-pool.js'
+import { IsolatePool } from '../src/pool.js'
 import { ivmSandbox, median, valueOf } from './helpers.js'
 
 /** A stand-in for a prepared isolate that records what happens to it. */

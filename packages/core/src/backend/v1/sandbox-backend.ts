@@ -4,7 +4,7 @@ import type { ResolvedLimits } from '../../limits.js'
 
 /**
  * A tool as the backend sees it: only its name. Validation, counting and the
- * host function itself stay in @cordon/core, behind `HostBridge.callTool`.
+ * host function itself stay in @cordon/core, behind `ToolBridge.callTool`.
  */
 export interface ToolDescriptor {
   /** Dotted name, e.g. `github.listIssues`. */
@@ -13,8 +13,8 @@ export interface ToolDescriptor {
   sync: boolean
 }
 
-/** The host side of a run, given to the backend by @cordon/core. Treat its inputs as hostile. */
-export interface HostBridge {
+/** What @cordon/core does for a run (logs, tool calls), given to the backend as `request.host`. Treat its inputs as hostile. */
+export interface ToolBridge {
   /** Record one console entry. Caps are applied here; the backend need not check. */
   log(level: LogLevel, message: string): void
   /**
@@ -51,7 +51,7 @@ export interface ExecuteRequest {
    * host enforces). The backend must stop the guest promptly and resolve.
    */
   signal: AbortSignal
-  host: HostBridge
+  host: ToolBridge
 }
 
 /** Facts a backend may report about a finished run. */

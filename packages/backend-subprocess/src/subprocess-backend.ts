@@ -1,21 +1,21 @@
+import { SandboxError } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
-  SandboxError,
-  type BackendCapabilities,
   type BackendSession,
   type ExecuteOutcome,
   type ExecuteRequest,
   type SandboxBackend,
   type SessionRequest,
-} from '@cordon/core'
-import { ChildSession } from './child-session.js'
+} from '@cordon/core/backend'
+import { subprocessCapabilities } from './capabilities.js'
 import { ranOutOfMemory } from './exit-outcome.js'
 import { GuestChild } from './guest-child.js'
 import type { InitMessage } from './messages.js'
 import { resolveOptions, type SubprocessBackendOptions } from './options.js'
 import { WarmPool } from './pool.js'
 import { probeLaunch, type Diagnostics, type LaunchResult } from './probe.js'
-import { runOnChild } from './run-session.js'
+import { runOnChild } from './run.js'
+import { ChildSession } from './session.js'
 import { stoppedOutcome } from './stop-reason.js'
 
 export interface SubprocessBackend extends SandboxBackend {
@@ -38,18 +38,7 @@ const probes = new Map<string, Promise<LaunchResult>>()
 export function createBackend(options: SubprocessBackendOptions | undefined, internals: TestInternals): SubprocessBackend {
   const settings = resolveOptions(options)
   const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, exposeProcess: internals.exposeProcess }
-  const capabilities: BackendCapabilities = Object.freeze({
-    isolation: 'process',
-    memoryLimit: true,
-    syncHostCalls: false,
-    survivesGuestOom: true,
-    cpuTime: true,
-    heapStats: true,
-    // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
-    networkIsolation: settings.networkIsolation === 'required',
-    // One child process per session, kept from the first run to the last (child-session.ts).
-    sessions: true,
-  })
+  const capabilities = subprocessCapabilities(settings.networkIsolation)
   let pool: WarmPool | undefined
   let disposed = false
 

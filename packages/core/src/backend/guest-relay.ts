@@ -1,5 +1,5 @@
-import type { ExecuteOutcome, ExecuteRequest } from '../spec/v1/backend.js'
-import type { GuestHostFunctions } from '../guest/protocol.js'
+import type { ExecuteOutcome, ExecuteRequest } from './v1/sandbox-backend.js'
+import type { RelayFunctions } from '../guest/protocol.js'
 import type { ErrorCode } from '../errors.js'
 import type { RunError } from '../result.js'
 
@@ -16,14 +16,14 @@ export interface GuestDone {
 }
 
 /**
- * The host half of the guest protocol for backends that run the guest in this
+ * The relay: the host half of the guest protocol for backends that run the guest in this
  * process (QuickJS, isolated-vm): it forwards logs and tool calls to the run's
- * HostBridge, runs guest timers on host timers, and reports when the guest is done.
+ * ToolBridge, runs guest timers on host timers, and reports when the guest is done.
  * A backend wires `functions` into its engine and calls `connect` with the engine's
  * `settle`/`fire`. After `close`, every late event is ignored.
  */
-export interface GuestHost {
-  readonly functions: GuestHostFunctions
+export interface GuestRelay {
+  readonly functions: RelayFunctions
   /** Resolves when the guest calls `done`. */
   readonly done: Promise<GuestDone>
   connect(engine: GuestEngine): void
@@ -32,7 +32,7 @@ export interface GuestHost {
 
 const GUEST_LIMIT_CODES: readonly ErrorCode[] = ['OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'TIMEOUT']
 
-export function createGuestHost(request: ExecuteRequest): GuestHost {
+export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   let engine: GuestEngine | undefined
   let closed = false
   let resolveDone!: (done: GuestDone) => void
@@ -41,7 +41,7 @@ export function createGuestHost(request: ExecuteRequest): GuestHost {
   })
   const timers = new Map<number, ReturnType<typeof setTimeout>>()
 
-  const functions: GuestHostFunctions = {
+  const functions: RelayFunctions = {
     log(level, message) {
       if (closed) return
       request.host.log(level as never, String(message))
