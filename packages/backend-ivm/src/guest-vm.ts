@@ -1,4 +1,4 @@
-import { createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
+import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
@@ -40,8 +40,6 @@ export interface GuestVm {
   /** Detaches the port and disposes the isolate, which stops whatever it executes. Idempotent. */
   dispose(): void
 }
-
-const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
 
 /**
  * `onCatastrophicError`, when given, is registered with isolated-vm so that an error it
@@ -101,7 +99,7 @@ export async function createGuestVm(
     const callbacks = [
       guarded(undefined, (f, level: unknown, message: unknown) => f.log(String(level), String(message))),
       guarded(undefined, (f, id: unknown, name: unknown, args: unknown) => f.call(Number(id), String(name), String(args)), false),
-      guarded(ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
+      guarded(RUN_ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
       guarded(undefined, (f, id: unknown, delay: unknown) => f.timer(Number(id), Number(delay))),
       guarded(
         undefined,

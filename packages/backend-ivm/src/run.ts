@@ -1,7 +1,14 @@
 import type { RunError } from '@cordon/core'
-import { createGuestRelay, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
+import {
+  createGuestRelay,
+  outcomeFromDone,
+  stopError,
+  watchStop,
+  type BackendRunStats,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+} from '@cordon/core/backend'
 import { compileError } from './compile-error.js'
-import { watchStop } from './deadline.js'
 import { engineFailure, memoryLimitError } from './engine-failure.js'
 import type { GuestVm } from './guest-vm.js'
 import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
@@ -198,7 +205,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
         : await script.run(vm.context, { reference: true, release: true })
     } catch (error) {
       if (!sync || vm.isolate.isDisposed || !TIMED_OUT.test(messageOf(error))) throw error
-      stop({ code: 'TIMEOUT', message: `the run took longer than timeoutMs (${request.limits.timeoutMs} ms)` })
+      stop(stopError(request, true))
       return
     }
     if (settled) {

@@ -1,5 +1,5 @@
-import { isSandboxError, type RunError } from '@cordon/core'
-import { outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone } from '@cordon/core/backend'
+import type { RunError } from '@cordon/core'
+import { outcomeFromDone, stopError, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone } from '@cordon/core/backend'
 
 /** Why a run ended; the first reason the backend learns wins. */
 export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'
@@ -23,9 +23,9 @@ export function runOutcome(state: EndState): ExecuteOutcome {
     case 'memory':
       return fail(memoryError)
     case 'deadline':
-      return fail({ code: 'TIMEOUT', message: 'the run did not finish before its deadline' })
+      return fail(stopError(request, true))
     case 'aborted':
-      return fail(abortError(request.signal.reason))
+      return fail(stopError(request))
     case 'disposed':
       return fail({ code: 'ABORTED', message: 'the session was disposed during the run' })
     case 'stack':
@@ -47,10 +47,4 @@ export function runOutcome(state: EndState): ExecuteOutcome {
     return { ok: false, error: memoryError, stats: merged }
   }
   return { ...outcome, stats: merged }
-}
-
-/** @cordon/core aborts with a SandboxError saying why (TIMEOUT, TOOL_CALL_LIMIT…); keep its code. */
-function abortError(reason: unknown): RunError {
-  if (isSandboxError(reason)) return { code: reason.code, message: reason.message }
-  return { code: 'ABORTED', message: reason instanceof Error && reason.message ? reason.message : 'the run was aborted' }
 }

@@ -1,6 +1,8 @@
 import type { RunError } from '@cordon/core'
 import {
+  RUN_ENDED_REPLY,
   createGuestRelay,
+  watchStop,
   type ExecuteOutcome,
   type ExecuteRequest,
   type GuestDone,
@@ -13,8 +15,6 @@ import { describeError, isHostStackOverflow, isInterrupted, isOutOfMemory, readT
 import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
-
-const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
 
 /** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
 const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
@@ -55,17 +55,15 @@ export class GuestRun implements RunHooks {
     const ended = new Promise<void>((resolve) => {
       this.wake = resolve
     })
-    const onAbort = (): void => this.end('aborted')
-    request.signal.addEventListener('abort', onAbort, { once: true })
-    // The interrupt handler stops running guest code; this timer ends waits on tools and timers.
-    const timer = setTimeout(() => this.end('deadline'), Math.max(0, request.deadline - Date.now()))
+    // The interrupt handler stops running guest code; the signal (aborted at the deadline too)
+    // ends waits on tools and timers.
+    const stopWatching = watchStop(request, () => this.end('aborted'))
     try {
       if (request.signal.aborted) this.end('aborted')
       else this.boot()
       if (this.reason === undefined) await ended
     } finally {
-      clearTimeout(timer)
-      request.signal.removeEventListener('abort', onAbort)
+      stopWatching()
       this.relay.close()
       this.engine.relaySwitch.attach(undefined)
     }
@@ -149,7 +147,7 @@ export class GuestRun implements RunHooks {
     return {
       log: (level, message) => void (this.open() && forward.log(level, message)),
       call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
-      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : ENDED_REPLY),
+      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
       timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),
       done: (status, payload, logsDropped) => {
         if (!this.open()) return

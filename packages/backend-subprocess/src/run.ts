@@ -20,13 +20,12 @@ export interface SessionRun {
   formerTools: ReadonlySet<string>
 }
 import type { ErrorCode } from '@cordon/core'
-import { outcomeFromDone, toolErrorPayload, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
+import { outcomeFromDone, stopError, toolErrorPayload, watchStop, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
 import { frameCapBytes } from './memory-budget.js'
 import { watchMemory } from './memory-watchdog.js'
 import type { ChildMessage, RunMessage } from './messages.js'
-import { stoppedOutcome } from './stop-reason.js'
 
 const MESSAGE_SLACK = 8
 /** After a stop, how long the child's pipe may take to close before the run ends anyway. */
@@ -62,12 +61,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
       const drainTimer = setTimeout(() => finish(outcome), DRAIN_MS)
       cleanups.push(() => clearTimeout(drainTimer))
     }
-    const stop = () => stopAndDrain(stoppedOutcome(request, false))
-
-    const deadlineTimer = setTimeout(() => stopAndDrain(stoppedOutcome(request, true)), Math.max(0, request.deadline - Date.now()))
-    cleanups.push(() => clearTimeout(deadlineTimer))
-    request.signal.addEventListener('abort', stop, { once: true })
-    cleanups.push(() => request.signal.removeEventListener('abort', stop))
+    // The request's signal aborts at the deadline too: the one stop watcher of the run.
+    cleanups.push(watchStop(request, (error) => stopAndDrain({ ok: false, error })))
     cleanups.push(watchMemory(child, request.script.length, memoryCheckMs, (message) => fail('MEMORY_LIMIT', message)))
 
     const onMessage = (message: ChildMessage) => {
@@ -93,6 +88,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
           return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message: text, line, column } }, true)
         }
         case 'limit':
+          // The child's own deadline check (its vm timeout) reports in the run's one wording.
+          if (message.code === 'TIMEOUT') return finish(stopping ?? { ok: false, error: stopError(request, true) })
           return fail(message.code, message.message)
         case 'fail':
           return fail('BACKEND_CRASHED', `the child failed: ${message.message}`)

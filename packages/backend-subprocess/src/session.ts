@@ -12,10 +12,9 @@
  * parent changes, or `pdeathsig`), and `dispose()` of the backend kills it with the pool.
  */
 import { SandboxError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '@cordon/core/backend'
+import { stopError, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import type { GuestChild } from './guest-child.js'
 import { runOnChild } from './run.js'
-import { stoppedOutcome } from './stop-reason.js'
 
 /** How long an idle session child may take to report its heap before it counts as hung. */
 const USAGE_TIMEOUT_MS = 5_000
@@ -48,7 +47,7 @@ export class ChildSession implements BackendSession {
     }
     if (request.signal.aborted || Date.now() >= request.deadline) {
       this.child.kill()
-      return stoppedOutcome(request, false)
+      return { ok: false, error: stopError(request) }
     }
     this.child.setRef(true)
     const run = runOnChild(this.child, request, this.memoryCheckMs, { formerTools: this.formerTools })

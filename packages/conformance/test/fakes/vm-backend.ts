@@ -169,7 +169,10 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
  * Node formats the stacks of a vm context's errors with the outer realm's code, which converts the
  * guest's call sites with '+' (Symbol.toPrimitive) and calls the guest's Function.prototype.call.
  * Like the subprocess backend, this fake gives its contexts a formatter of their own that uses
- * functions captured before any guest code runs.
+ * functions captured before any guest code runs. That also keeps the errors made while a stack
+ * is formatted in the guest's realm: with Node's formatter, four attacks of the corpus (species
+ * executors at the stack limit, Symbol-named errors, WebAssembly JSTag catches, Proxy toString
+ * traps) were handed errors of the host's realm.
  */
 const STACK_FORMAT_SOURCE = `(function () {
   'use strict'

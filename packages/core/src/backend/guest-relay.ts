@@ -2,6 +2,7 @@ import type { ExecuteOutcome, ExecuteRequest } from './v1/sandbox-backend.js'
 import type { RelayFunctions } from '../guest/protocol.js'
 import type { ErrorCode } from '../errors.js'
 import type { RunError } from '../result.js'
+import { RUN_ENDED_REPLY } from './run-stop.js'
 
 /** The two calls a backend makes into its engine's GuestRuntime. */
 export interface GuestEngine {
@@ -58,7 +59,7 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
       )
     },
     callSync(name, argsWire) {
-      if (closed) return '{"ok":false,"message":"the run has ended"}'
+      if (closed) return RUN_ENDED_REPLY
       try {
         const value = request.host.callToolSync(String(name), String(argsWire))
         return `{"ok":true,"value":${value}}`

@@ -21,5 +21,6 @@ export { GUEST_FILENAME, GUEST_RUNTIME_SOURCE } from '../guest/runtime-source.js
 export { createGuestRelay, outcomeFromDone, toolErrorPayload } from './guest-relay.js'
 export type { GuestDone, GuestEngine, GuestRelay } from './guest-relay.js'
 export { createRelaySwitch } from './relay-switch.js'
+export { BACKEND_STOP_GRACE_MS, RUN_ENDED_REPLY, RunStop, abortedError, stopError, timeoutError, watchStop } from './run-stop.js'
 export type { RelaySwitch } from './relay-switch.js'
 export { decodeValue, encodeValue } from '../wire.js'

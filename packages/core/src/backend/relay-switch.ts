@@ -1,7 +1,6 @@
 import type { RelayFunctions } from '../guest/protocol.js'
 import type { GuestRelay } from './guest-relay.js'
-
-const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
+import { RUN_ENDED_REPLY } from './run-stop.js'
 
 export interface RelaySwitch {
   /** Hand these to the guest runtime factory once, for the engine's whole life. */
@@ -20,7 +19,7 @@ export function createRelaySwitch(): RelaySwitch {
   const functions: RelayFunctions = {
     log: (level, message) => current?.functions.log(level, message),
     call: (id, name, argsWire) => current?.functions.call(id, name, argsWire),
-    callSync: (name, argsWire) => (current === undefined ? ENDED_REPLY : current.functions.callSync(name, argsWire)),
+    callSync: (name, argsWire) => (current === undefined ? RUN_ENDED_REPLY : current.functions.callSync(name, argsWire)),
     timer: (id, delayMs) => current?.functions.timer(id, delayMs),
     done: (status, payload, logsDropped) => current?.functions.done(status, payload, logsDropped),
   }

@@ -7,7 +7,7 @@ import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
-import { BACKEND_STOP_GRACE_MS, RunController } from './run-controller.js'
+import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
@@ -49,7 +49,7 @@ export async function prepareRun(plan: RunPlan): Promise<{ globalsWire: string; 
 
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
   const { backend, limits } = plan
-  const controller = new RunController(limits, plan.options.signal, plan.startedAt)
+  const controller = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
   const bridge = new RunBridge(plan.registry, prepared.validators, limits, controller.signal, (e) => controller.stop(e))
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {

@@ -44,11 +44,16 @@ export interface ExecuteRequest {
   setup: string
   tools: readonly ToolDescriptor[]
   limits: ResolvedLimits
-  /** Absolute deadline in `Date.now()` milliseconds. The backend must stop the guest by then. */
+  /**
+   * Absolute deadline in `Date.now()` milliseconds, for checks inside the engine (an interrupt
+   * handler, a child process's own timer). The backend needs no timer for it: `signal` aborts then.
+   */
   deadline: number
   /**
-   * Aborted when the run must end for any reason (deadline, user abort, a limit the
-   * host enforces). The backend must stop the guest promptly and resolve.
+   * Aborted when the run must end for any reason: the deadline (the caller aborts it then at the
+   * latest, with a TIMEOUT SandboxError), the user's abort, a limit the host enforces. The backend
+   * must stop the guest promptly and resolve; `watchStop` watches it, `stopError` words the
+   * outcome. Whoever calls `execute` without @cordon/core makes it with a `RunStop`.
    */
   signal: AbortSignal
   host: ToolBridge
