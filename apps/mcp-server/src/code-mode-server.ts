@@ -65,14 +65,19 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       description:
         `The TypeScript declarations of the tools ${RUN_TOOL} programs can call, generated from their JSON Schemas: ` +
         `argument types, and result types where a tool declares an output schema. Namespaces: ${names.join(', ') || '(none)'}.`,
-      inputSchema: { namespace: z.string().optional().describe('Only this namespace (an upstream server name); all of them when left out.') },
+      inputSchema: {
+        namespace: z.string().optional().describe('Only this namespace (an upstream server name); all of them when left out.'),
+      },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     async ({ namespace }): Promise<CallToolResult> => {
       if (namespace === undefined) return { content: [{ type: 'text', text: options.declarations.all || '// No tools are configured.' }] }
       const text = options.declarations.byNamespace.get(namespace)
       if (text === undefined) {
-        return { isError: true, content: [{ type: 'text', text: `No namespace "${namespace}". Namespaces: ${names.join(', ') || '(none)'}.` }] }
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `No namespace "${namespace}". Namespaces: ${names.join(', ') || '(none)'}.` }],
+        }
       }
       return { content: [{ type: 'text', text }] }
     },
@@ -97,7 +102,9 @@ function runInputShape(ceilings: ResolvedLimits) {
   return {
     code: z
       .string()
-      .describe('The program, JavaScript or TypeScript (a markdown code fence is fine). Its last expression, or a top-level `return`, is the result.'),
+      .describe(
+        'The program, JavaScript or TypeScript (a markdown code fence is fine). Its last expression, or a top-level `return`, is the result.',
+      ),
     timeoutMs: limit('timeoutMs', 1, 'Wall-clock limit in milliseconds, including time spent waiting on tools,'),
     memoryMb: limit('memoryMb', 8, 'Memory limit in MB'),
     maxToolCalls: limit('maxToolCalls', 0, 'Most tool calls the program may make'),

@@ -30,7 +30,10 @@ async function namespaceBlock(namespace: GuestNamespace): Promise<string> {
   for (const tool of namespace.tools) {
     const base = pascalCase(tool.guestName)
     const input = await typeFor(tool.inputSchema, `${base}Input`, `${namespace.name}.${tool.guestName} input`)
-    const output = tool.outputSchema === undefined ? undefined : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
+    const output =
+      tool.outputSchema === undefined
+        ? undefined
+        : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
     lines.push(...docComment(tool), `  function ${tool.guestName}(args: ${input.reference}): Promise<${output?.reference ?? 'unknown'}>;`)
     types.push(input.declaration, ...(output === undefined ? [] : [output.declaration]))
   }
@@ -51,7 +54,7 @@ async function typeFor(schema: Record<string, unknown>, name: string, what: stri
   // The root `title` would replace our name for the interface; keep the name predictable.
   const { title: _title, ...untitled } = structuredClone(schema)
   try {
-    const text = await compile(untitled as Parameters<typeof compile>[0], name, {
+    const text = await compile(untitled, name, {
       bannerComment: '',
       // Read for docs, not enforced here (cordon validates with the real schema): leave out
       // the `[k: string]: unknown` noise that open objects would add to every interface.

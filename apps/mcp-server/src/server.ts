@@ -64,7 +64,8 @@ async function serve(configFile: string | undefined, shutdown: Shutdown): Promis
     const what = sandboxOutcome.reason instanceof ConfigError ? 'bad config' : 'no sandbox backend can be used'
     return startupFailed(shutdown, what, sandboxOutcome.reason)
   }
-  if (upstreamsOutcome.status === 'rejected') return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
+  if (upstreamsOutcome.status === 'rejected')
+    return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
   const sandbox = sandboxOutcome.value
   const { upstreams, unavailable } = upstreamsOutcome.value
 

@@ -11,7 +11,10 @@ export function toolResultValue(result: UpstreamCallResult, label: string): unkn
   // Servers on the 2024-10-07 protocol answer `{ toolResult }`.
   if (!('content' in result) || !Array.isArray(result.content)) return 'toolResult' in result ? result.toolResult : undefined
   if (result.isError === true) {
-    const text = result.content.flatMap((block) => (block.type === 'text' ? [block.text] : [])).join('\n').trim()
+    const text = result.content
+      .flatMap((block) => (block.type === 'text' ? [block.text] : []))
+      .join('\n')
+      .trim()
     throw new Error(text === '' ? `${label} failed (the server gave no message)` : text)
   }
   if (result.structuredContent !== undefined) return result.structuredContent

@@ -78,7 +78,10 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
     await client.close().catch(() => undefined)
     // The process is gone; its last stderr lines may still be on their way through the pipe.
     await stderr.ended(500)
-    throw new UpstreamStartError(name, startFailureReason(error, parameters.command, config.startupTimeoutMs, deadline.aborted, stderr.tail()))
+    throw new UpstreamStartError(
+      name,
+      startFailureReason(error, parameters.command, config.startupTimeoutMs, deadline.aborted, stderr.tail()),
+    )
   }
 
   ready = true
@@ -93,7 +96,10 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
       if (exited) throw new Error(`the upstream server "${name}" has exited; restart cordon-mcp to reconnect it`)
       // The sandbox's deadline aborts `signal`; the SDK then tells the upstream to cancel.
       // Its own default timeout (60 s) must not end a call the run still allows.
-      return client.callTool({ name: tool, arguments: args as Record<string, unknown> | undefined }, undefined, { signal, timeout: timeoutMs })
+      return client.callTool({ name: tool, arguments: args as Record<string, unknown> | undefined }, undefined, {
+        signal,
+        timeout: timeoutMs,
+      })
     },
     async close() {
       closing = true

@@ -73,7 +73,10 @@ export interface ProcessExit {
 
 /** Runs cordon-mcp with `args` and stdin closed, and waits for it to exit. */
 export function runServer(args: readonly string[], env: Record<string, string> = {}): Promise<ProcessExit> {
-  const child = spawn(process.execPath, [SERVER, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [SERVER, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))

@@ -46,11 +46,7 @@ export interface GuestVm {
  * cannot contain parks the isolate's thread instead of aborting the process; it is called
  * on the main thread, after the run's own handler.
  */
-export async function createGuestVm(
-  ivm: IvmModule,
-  memoryMb: number,
-  onCatastrophicError?: (message: string) => void,
-): Promise<GuestVm> {
+export async function createGuestVm(ivm: IvmModule, memoryMb: number, onCatastrophicError?: (message: string) => void): Promise<GuestVm> {
   const relaySwitch: RelaySwitch = createRelaySwitch()
   let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined

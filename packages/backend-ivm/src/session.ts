@@ -69,14 +69,16 @@ export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSessi
         const stats = await vm.isolate.getHeapStatistics()
         return stats.used_heap_size + stats.externally_allocated_size
       } catch (error) {
-        if (vm.isolate.isDisposed) throw new SandboxError('DISPOSED', 'this ivm session ended while its memory was being measured', { cause: error })
+        if (vm.isolate.isDisposed)
+          throw new SandboxError('DISPOSED', 'this ivm session ended while its memory was being measured', { cause: error })
         throw new SandboxError('BACKEND_CRASHED', `isolated-vm could not measure the session's heap: ${String(error)}`, { cause: error })
       }
     },
 
-    async dispose() {
+    dispose() {
       running?.({ code: 'ABORTED', message: 'the session was disposed' })
       end()
+      return Promise.resolve()
     },
   }
   return session

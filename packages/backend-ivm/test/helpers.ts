@@ -31,7 +31,10 @@ export function median(values: number[]): number {
  * async function core would have made of it; `timeoutMs` sets the limit and the deadline, which
  * a RunStop enforces as core's would (its signal aborts then).
  */
-export function rawRequest(body: string, { timeoutMs = 5_000, ...overrides }: Partial<ExecuteRequest> & { timeoutMs?: number } = {}): ExecuteRequest {
+export function rawRequest(
+  body: string,
+  { timeoutMs = 5_000, ...overrides }: Partial<ExecuteRequest> & { timeoutMs?: number } = {},
+): ExecuteRequest {
   const stop = new RunStop(timeoutMs)
   return {
     script: `(async function () {\n${body}\n})`,

@@ -19,7 +19,12 @@ export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: fal
  * host functions (which then live only in the runtime's closure). A thrown handle is returned for
  * the caller to read and dispose. A host exception propagates: the instance is then unusable.
  */
-export function makeGuestRuntime(context: QuickJSContext, factory: QuickJSHandle, functions: RelayFunctions, hooks: RelayCallHooks): MadeRuntime {
+export function makeGuestRuntime(
+  context: QuickJSContext,
+  factory: QuickJSHandle,
+  functions: RelayFunctions,
+  hooks: RelayCallHooks,
+): MadeRuntime {
   const relayObject = newRelayObject(context, functions, hooks)
   const made = context.callFunction(factory, context.undefined, relayObject)
   relayObject.dispose()

@@ -20,7 +20,10 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
   const pool = new EnginePool(
     settings.poolSize,
     async (capPages) =>
-      makeReadyEngine(await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage), settings.onDisposeError),
+      makeReadyEngine(
+        await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage),
+        settings.onDisposeError,
+      ),
     releaseReadyEngine,
   )
   const sessions = new Set<SessionEngine>()
@@ -30,7 +33,9 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     try {
       engine ??= await loadEngine()
     } catch (error) {
-      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE' ? error : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
+      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE'
+        ? error
+        : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
     }
     let ready: ReadyEngine
     try {
@@ -41,7 +46,11 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
       throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
     }
     if (!keepEngine) return SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError })
-    const session = SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError, onRelease: () => sessions.delete(session) })
+    const session = SessionEngine.open(ready, {
+      keepEngine,
+      onDisposeError: settings.onDisposeError,
+      onRelease: () => sessions.delete(session),
+    })
     sessions.add(session)
     return session
   }
@@ -52,9 +61,13 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     try {
       once = await open(request.limits.memoryMb, false)
     } catch (error) {
-      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE') return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
+      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE')
+        return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
       if (SandboxError.isInstance(error)) return { ok: false, error: { code: error.code, message: error.message } }
-      return { ok: false, error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` } }
+      return {
+        ok: false,
+        error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` },
+      }
     }
     // A one-off run lets its engine go when it ends, however it ends.
     return once.execute(request)

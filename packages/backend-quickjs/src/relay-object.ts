@@ -38,9 +38,12 @@ export function newRelayObject(context: QuickJSContext, functions: RelayFunction
         return forward(...args)
       } catch (error) {
         // The guest recursed to the edge of the host's stack: give it the error V8 would.
+        // quickjs-emscripten turns a thrown { name, message } into an error of the guest's realm.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         if (isHostStackOverflow(error)) throw { name: 'RangeError', message: 'Maximum call stack size exceeded' }
         // Anything else is a host bug: end the run, and tell the guest nothing about the host.
         hooks.fault(error)
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw { name: 'Error', message: 'the sandbox host failed' }
       } finally {
         hooks.spent(performance.now() - started)

@@ -1,5 +1,12 @@
 import type { RunError } from '@cordon/core'
-import { outcomeFromDone, stopError, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone } from '@cordon/core/backend'
+import {
+  outcomeFromDone,
+  stopError,
+  type BackendRunStats,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type GuestDone,
+} from '@cordon/core/backend'
 
 /** Why a run ended; the first reason the backend learns wins. */
 export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'
@@ -18,7 +25,10 @@ export interface EndState {
 export function runOutcome(state: EndState): ExecuteOutcome {
   const { stats, request } = state
   const fail = (error: RunError): ExecuteOutcome => ({ ok: false, error, stats })
-  const memoryError: RunError = { code: 'MEMORY_LIMIT', message: `the guest needed more memory than memoryMb (${request.limits.memoryMb} MB)` }
+  const memoryError: RunError = {
+    code: 'MEMORY_LIMIT',
+    message: `the guest needed more memory than memoryMb (${request.limits.memoryMb} MB)`,
+  }
   switch (state.reason) {
     case 'memory':
       return fail(memoryError)

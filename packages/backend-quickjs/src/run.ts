@@ -11,7 +11,15 @@ import {
 } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { EngineGate } from './engine-gate.js'
-import { describeError, isHostStackOverflow, isInterrupted, isOutOfMemory, readThrown, syntaxError, type ThrownInfo } from './engine-failure.js'
+import {
+  describeError,
+  isHostStackOverflow,
+  isInterrupted,
+  isOutOfMemory,
+  readThrown,
+  syntaxError,
+  type ThrownInfo,
+} from './engine-failure.js'
 import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
@@ -68,7 +76,13 @@ export class GuestRun implements RunHooks {
       this.engine.relaySwitch.attach(undefined)
     }
     const { guard } = this.engine.fresh
-    const reusable = this.keepEngine && this.reason !== undefined && ENDED_BY_ITSELF.has(this.reason) && !this.interrupted && !this.gate.broken && !guard.exceeded
+    const reusable =
+      this.keepEngine &&
+      this.reason !== undefined &&
+      ENDED_BY_ITSELF.has(this.reason) &&
+      !this.interrupted &&
+      !this.gate.broken &&
+      !guard.exceeded
     return { outcome: this.outcome(), reusable, broken: this.gate.broken }
   }
 
@@ -114,7 +128,9 @@ export class GuestRun implements RunHooks {
       if (main === undefined) return
       this.relay.connect({
         settle: (id, ok, payload) =>
-          this.gate.enqueue(() => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))),
+          this.gate.enqueue(
+            () => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload)),
+          ),
         fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
       })
       this.call(guest.start, main)

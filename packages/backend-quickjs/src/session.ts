@@ -96,8 +96,10 @@ export class SessionEngine implements BackendSession {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    if (!this.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the session has no engine any more' } }
-    if (this.running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'QuickJS backend: a session runs one program at a time' } }
+    if (!this.alive)
+      return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the session has no engine any more' } }
+    if (this.running !== undefined)
+      return { ok: false, error: { code: 'INTERNAL', message: 'QuickJS backend: a session runs one program at a time' } }
     const run = new GuestRun(this.engine, request, this.options.keepEngine)
     let settle!: () => void
     this.running = { run, settled: new Promise<void>((resolve) => (settle = resolve)) }
@@ -116,8 +118,8 @@ export class SessionEngine implements BackendSession {
   }
 
   /** The guest heap's size now: its high-water mark, since a WASM memory never shrinks. */
-  async memoryUsage(): Promise<number> {
-    return heapBytesOf(this.engine.fresh)
+  memoryUsage(): Promise<number> {
+    return Promise.resolve(heapBytesOf(this.engine.fresh))
   }
 
   /** Lets the engine go; a run in flight ends first (ABORTED), at the guest's next interrupt check. */

@@ -31,7 +31,12 @@ const MESSAGE_SLACK = 8
 /** After a stop, how long the child's pipe may take to close before the run ends anyway. */
 const DRAIN_MS = 250
 
-export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number, session?: SessionRun): Promise<ExecuteOutcome> {
+export function runOnChild(
+  child: GuestChild,
+  request: ExecuteRequest,
+  memoryCheckMs: number,
+  session?: SessionRun,
+): Promise<ExecuteOutcome> {
   const { limits } = request
   const toolNames = new Set(request.tools.map((tool) => tool.name))
   const callIds = new Set<number>()
@@ -100,7 +105,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
     const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
 
     const call = (id: number, name: string, args: string) => {
-      if (!toolNames.has(name) && session?.formerTools.has(name) !== true) return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
+      if (!toolNames.has(name) && session?.formerTools.has(name) !== true)
+        return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
       if (callIds.has(id)) return violation(`tool call id ${id} reused`)
       callIds.add(id)
       request.host.callTool(name, args).then(

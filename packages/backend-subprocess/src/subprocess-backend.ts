@@ -159,7 +159,7 @@ function untilStopped<T>(pending: Promise<T>, request: ExecuteRequest, discard?:
         if (done) return
         done = true
         stopWatching()
-        reject(error)
+        reject(error instanceof Error ? error : new Error(String(error)))
       },
     )
   })

@@ -29,7 +29,10 @@ beforeAll(async () => {
 
 /** A child started with no launch wrappers, initialized and ready. */
 async function bareChild() {
-  const child = spawn(process.execPath, [permissionFlag, `--allow-fs-read=${entry}`, '--no-warnings', entry], { stdio: ['pipe', 'pipe', 'ignore'], env: {} })
+  const child = spawn(process.execPath, [permissionFlag, `--allow-fs-read=${entry}`, '--no-warnings', entry], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: {},
+  })
   const frames: unknown[][] = []
   const reader = new FrameReader(1 << 20, { frame: (message) => frames.push(message), violation: () => frames.push(['bad frame']) })
   child.stdout.on('data', (chunk: Buffer) => reader.push(chunk))

@@ -1,13 +1,7 @@
 import { createSandbox } from '@cordon/core'
 import type { Sandbox, SandboxDefaults } from '@cordon/core'
 import { unmetCapabilities, type BackendCapabilities, type BackendFactory, type SandboxBackend } from '@cordon/core/backend'
-import type {
-  CheckContext,
-  CheckOutcome,
-  ConformanceCheck,
-  ConformanceOptions,
-  ResolvedConformanceOptions,
-} from './types.js'
+import type { CheckContext, CheckOutcome, ConformanceCheck, ConformanceOptions, ResolvedConformanceOptions } from './types.js'
 
 const DEFAULT_CHECK_TIMEOUT_MS = 15_000
 const DISPOSE_BUDGET_MS = 5_000
@@ -33,10 +27,7 @@ export function skipReason(check: ConformanceCheck, capabilities: BackendCapabil
 }
 
 /** The checks that apply to a backend with these capabilities (to register no skipped tests). */
-export function applicableChecks(
-  checks: readonly ConformanceCheck[],
-  capabilities: BackendCapabilities,
-): readonly ConformanceCheck[] {
+export function applicableChecks(checks: readonly ConformanceCheck[], capabilities: BackendCapabilities): readonly ConformanceCheck[] {
   return checks.filter((check) => skipReason(check, capabilities) === undefined)
 }
 
@@ -49,7 +40,7 @@ export interface GroupFixture {
 
 export async function createGroupFixture(factory: BackendFactory): Promise<GroupFixture> {
   const backend = await factory()
-  const sandbox = await createSandbox(backend)
+  const sandbox = createSandbox(backend)
   return { backend, sandbox, dispose: () => disposeWithin(sandbox, 'the group sandbox') }
 }
 
@@ -66,14 +57,18 @@ export async function runCheckOn(
     backend: fixture.backend,
     options,
     async newSandbox(defaults?: SandboxDefaults) {
-      const sandbox = await createSandbox(await factory(), defaults)
+      const sandbox = createSandbox(await factory(), defaults)
       extra.push(sandbox)
       return sandbox
     },
   }
   const limitMs = checkTimeoutMs(check, options)
   try {
-    await within(Promise.resolve().then(() => check.run(ctx)), limitMs, `check "${check.name}" did not finish within ${limitMs} ms`)
+    await within(
+      Promise.resolve().then(() => check.run(ctx)),
+      limitMs,
+      `check "${check.name}" did not finish within ${limitMs} ms`,
+    )
   } finally {
     await Promise.all(extra.map((sandbox) => disposeWithin(sandbox, 'a sandbox made by the check')))
   }

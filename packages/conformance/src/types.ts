@@ -45,7 +45,7 @@ export interface CheckContext {
    * A new sandbox over a new backend from the factory, for checks that need their own
    * defaults or dispose it. Disposed when the check ends.
    */
-  newSandbox(defaults?: SandboxDefaults): Promise<Sandbox>
+  newSandbox: (defaults?: SandboxDefaults) => Promise<Sandbox>
 }
 
 /** One conformance check: plain data, run by the vitest describers or by `runConformanceCheck`. */

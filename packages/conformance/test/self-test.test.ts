@@ -115,7 +115,13 @@ describe('runConformanceCheck', () => {
 
   it('reports a throwing check as failed, with its error', async () => {
     const outcome = await runConformanceCheck(
-      { group: 'values', name: 'throws', run: () => { throw new Error('nope') } },
+      {
+        group: 'values',
+        name: 'throws',
+        run: () => {
+          throw new Error('nope')
+        },
+      },
       factory,
     )
     expect(outcome.status).toBe('failed')
@@ -123,10 +129,7 @@ describe('runConformanceCheck', () => {
   })
 
   it('fails a check that does not finish within its timeoutMs', async () => {
-    const outcome = await runConformanceCheck(
-      { group: 'values', name: 'hangs', timeoutMs: 100, run: () => new Promise(() => {}) },
-      factory,
-    )
+    const outcome = await runConformanceCheck({ group: 'values', name: 'hangs', timeoutMs: 100, run: () => new Promise(() => {}) }, factory)
     expect(outcome.status === 'failed' && String(outcome.error)).toContain('did not finish within 100 ms')
   })
 
@@ -138,7 +141,14 @@ describe('runConformanceCheck', () => {
       return { ...backend, dispose: () => (disposed++, dispose()) }
     }
     const outcome = await runConformanceCheck(
-      { group: 'lifecycle', name: 'extra sandboxes', run: async (ctx) => { await ctx.newSandbox(); await ctx.newSandbox() } },
+      {
+        group: 'lifecycle',
+        name: 'extra sandboxes',
+        run: async (ctx) => {
+          await ctx.newSandbox()
+          await ctx.newSandbox()
+        },
+      },
       counting,
     )
     expect(outcome.status).toBe('passed')

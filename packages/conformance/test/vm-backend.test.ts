@@ -38,7 +38,9 @@ const VM_NOT_RUN = new Map<string, string>([
 ])
 
 for (const group of Object.keys(conformanceGroups) as ConformanceGroup[]) {
-  const checks = applicableChecks(conformanceGroups[group], capabilities).filter((check) => !VM_LIMITATIONS.has(check.name) && !VM_NOT_RUN.has(check.name))
+  const checks = applicableChecks(conformanceGroups[group], capabilities).filter(
+    (check) => !VM_LIMITATIONS.has(check.name) && !VM_NOT_RUN.has(check.name),
+  )
   describeChecks(`vm-reference: ${group}`, checks, factory)
 }
 
@@ -55,6 +57,10 @@ describe('vm-reference: known limitations', () => {
 
 describe('vm-reference: checks not run', () => {
   it('name checks that exist', () => {
-    for (const name of VM_NOT_RUN.keys()) expect(conformanceChecks.some((c) => c.name === name), `no check named "${name}"`).toBe(true)
+    for (const name of VM_NOT_RUN.keys())
+      expect(
+        conformanceChecks.some((c) => c.name === name),
+        `no check named "${name}"`,
+      ).toBe(true)
   })
 })

@@ -23,7 +23,15 @@ export interface SessionOwner {
  * Codes of runs that ended part-way through guest code (stopped by the host or the backend) or
  * lost the engine: the session's state can no longer be trusted.
  */
-const SESSION_ENDING: readonly ErrorCode[] = ['TIMEOUT', 'ABORTED', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'BACKEND_CRASHED', 'BACKEND_UNAVAILABLE', 'INTERNAL']
+const SESSION_ENDING: readonly ErrorCode[] = [
+  'TIMEOUT',
+  'ABORTED',
+  'TOOL_CALL_LIMIT',
+  'MEMORY_LIMIT',
+  'BACKEND_CRASHED',
+  'BACKEND_UNAVAILABLE',
+  'INTERNAL',
+]
 
 export async function openSession(owner: SessionOwner, id: string, options: SessionOptions): Promise<Session> {
   const { backend } = owner
@@ -37,9 +45,13 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
   const grantRegistry = registerTools(grant)
   const limits = resolveLimits(owner.envLimits, owner.defaultLimits, sessionLimits)
   if (grantRegistry.hasSync && !backend.capabilities.syncHostCalls) {
-    throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`)
+    throw new SandboxError(
+      'UNSUPPORTED',
+      `backend ${backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`,
+    )
   }
-  const memoryExplicit = sessionLimits.memoryMb !== undefined || owner.defaultLimits.memoryMb !== undefined || owner.envLimits.memoryMb !== undefined
+  const memoryExplicit =
+    sessionLimits.memoryMb !== undefined || owner.defaultLimits.memoryMb !== undefined || owner.envLimits.memoryMb !== undefined
   if (memoryExplicit && !backend.capabilities.memoryLimit) {
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot enforce memoryMb (capabilities.memoryLimit is false)`)
   }
@@ -50,7 +62,11 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
     engine = await backend.openSession({ memoryMb: limits.memoryMb })
   } catch (error) {
     if (isSandboxError(error)) throw error
-    throw new SandboxError('BACKEND_CRASHED', `backend ${backend.name} could not open a session: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw new SandboxError(
+      'BACKEND_CRASHED',
+      `backend ${backend.name} could not open a session: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
   return new BackendBoundSession(owner, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits)
 }
@@ -85,7 +101,11 @@ class BackendBoundSession implements Session {
     const tools = narrowTools(this.options.tools, checked.tools, this.narrowed)
     const registry = registerTools(tools)
     if (options?.globals !== undefined) checkGlobalNames(options.globals, registry.roots)
-    const limits = resolveLimits(this.owner.envLimits, this.owner.defaultLimits, { ...this.sessionLimits, ...checked.limits, memoryMb: this.options.memoryMb })
+    const limits = resolveLimits(this.owner.envLimits, this.owner.defaultLimits, {
+      ...this.sessionLimits,
+      ...checked.limits,
+      memoryMb: this.options.memoryMb,
+    })
     const signals = [this.ending.signal, ...(options?.signal ? [options.signal] : [])]
     const signal = AbortSignal.any(signals)
 
@@ -133,7 +153,8 @@ class BackendBoundSession implements Session {
       if (result.stats.heapBytes !== undefined) this.heapBytes = result.stats.heapBytes
       if (lastRun.executed && this.ended === undefined) {
         const why = this.endingCause(result, lastRun.stopped)
-        if (why !== undefined) await this.end({ code: why.code, message: `the session ended: run ${this.runs} ended with ${why.code} (${why.message})` })
+        if (why !== undefined)
+          await this.end({ code: why.code, message: `the session ended: run ${this.runs} ended with ${why.code} (${why.message})` })
       }
       return result as RunResult<T>
     } finally {

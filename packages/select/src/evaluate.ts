@@ -36,7 +36,9 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
     }
     const outranked = evaluation.chosen !== undefined || (request.forced !== undefined && request.forced.name !== candidate.name)
     if (mode === 'select' && outranked) {
-      const why = request.forced ? `${request.forced.source} asks for ${request.forced.name}` : `${evaluation.chosen!.candidate.name} was chosen first`
+      const why = request.forced
+        ? `${request.forced.source} asks for ${request.forced.name}`
+        : `${evaluation.chosen!.candidate.name} was chosen first`
       evaluation.reports.push({ ...base, available: false, status: 'not-tried', reason: `not probed: ${why}`, probeMs: 0 })
       continue
     }

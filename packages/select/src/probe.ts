@@ -58,14 +58,23 @@ export async function probeCandidate(input: ProbeInput): Promise<Probe> {
     backend = made instanceof Promise ? await withinDeadline(made, input.timeoutMs, `creating the ${candidate.name} backend`) : made
   } catch (error) {
     if (isSandboxError(error, 'INVALID_OPTIONS')) {
-      return finish({ status: 'unusable', reason: `backendOptions.${candidate.name} were refused: ${error.message}`, fix: `correct backendOptions.${candidate.name}`, misuse: error })
+      return finish({
+        status: 'unusable',
+        reason: `backendOptions.${candidate.name} were refused: ${error.message}`,
+        fix: `correct backendOptions.${candidate.name}`,
+        misuse: error,
+      })
     }
     return finish({ status: 'unusable', ...fromThrown(candidate, facts, error) })
   }
   const capabilities = readCapabilities(backend)
   if (capabilities instanceof Error) {
     await disposeBounded(() => backend.dispose())
-    return finish({ status: 'broken', reason: `its capabilities cannot be read: ${firstLine(capabilities)}`, fix: `report this as a bug in ${candidate.module}` })
+    return finish({
+      status: 'broken',
+      reason: `its capabilities cannot be read: ${firstLine(capabilities)}`,
+      fix: `report this as a bug in ${candidate.module}`,
+    })
   }
   const loaded = { factory: factory as BackendFactory, ...(capabilities ? { capabilities } : {}) }
   return finish({ ...loaded, ...(await runProbe(candidate, backend, input)) })
@@ -80,9 +89,13 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   } catch (error) {
     verdict = { status: 'unusable', ...fromThrown(candidate, input.facts, error) }
   }
-  const disposeError = await disposeBounded(sandbox ? () => sandbox!.dispose() : () => backend.dispose())
+  const disposeError = await disposeBounded(sandbox ? () => sandbox.dispose() : () => backend.dispose())
   if (disposeError !== undefined && verdict.status === 'available') {
-    return { status: 'broken', reason: `dispose() failed after the probe: ${firstLine(disposeError)}`, fix: `report this as a bug in ${candidate.module}` }
+    return {
+      status: 'broken',
+      reason: `dispose() failed after the probe: ${firstLine(disposeError)}`,
+      fix: `report this as a bug in ${candidate.module}`,
+    }
   }
   return verdict
 }

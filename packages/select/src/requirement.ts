@@ -43,5 +43,5 @@ export function checkRequirement(value: unknown): CapabilityRequirement {
       }
     }
   }
-  return value as CapabilityRequirement
+  return value
 }

@@ -31,7 +31,8 @@ function noopBackend() {
     async execute(request) {
       if (request.script.includes('host.echo')) {
         let s = 0
-        for (let i = 0; i < TOOL_CALLS; i++) s += decodeValue(await request.host.callTool('host.echo', encodeValue(i, 64, 'tool arguments')))
+        for (let i = 0; i < TOOL_CALLS; i++)
+          s += decodeValue(await request.host.callTool('host.echo', encodeValue(i, 64, 'tool arguments')))
         if (s !== ECHO_SUM) throw new Error(`noop W2 summed ${s}`)
         return { ok: true, value: encodeValue(s, 64, 'the result') }
       }

@@ -1,12 +1,5 @@
 import { resolveLimits, type Limits } from '@cordon/core'
-import {
-  GUEST_FILENAME,
-  RunStop,
-  decodeValue,
-  encodeValue,
-  type ExecuteOutcome,
-  type SandboxBackend,
-} from '@cordon/core/backend'
+import { GUEST_FILENAME, RunStop, decodeValue, encodeValue, type ExecuteOutcome, type SandboxBackend } from '@cordon/core/backend'
 
 export interface DirectOptions extends Partial<Limits> {
   /** Async tools by dotted name. */

@@ -9,7 +9,14 @@
  */
 import vm from 'node:vm'
 import { GUEST_RUNTIME_SOURCE, createGuestRelay, createRelaySwitch, outcomeFromDone } from '../../../core/src/backend/index.js'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, RelaySwitch, SandboxBackend } from '../../../core/src/backend/index.js'
+import type {
+  BackendSession,
+  ExecuteOutcome,
+  ExecuteRequest,
+  GuestRuntime,
+  RelaySwitch,
+  SandboxBackend,
+} from '../../../core/src/backend/index.js'
 
 export interface VmBackendOptions {
   name?: string
@@ -109,8 +116,9 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       let runtime: GuestRuntime
       let main: () => unknown
       try {
-        const makeRuntime = () => (vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime)
-        runtime = session === undefined ? makeRuntime()(relay.functions) : (session.runtime ??= makeRuntime()(session.relaySwitch.functions))
+        const makeRuntime = () => vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
+        runtime =
+          session === undefined ? makeRuntime()(relay.functions) : (session.runtime ??= makeRuntime()(session.relaySwitch.functions))
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))

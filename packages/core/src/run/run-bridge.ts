@@ -77,8 +77,11 @@ export class RunBridge implements ToolBridge {
       // A tool result only has to fit in the guest's memory, which the engine enforces.
       return encodeValue(value, this.limits.memoryMb * 1024 * 1024, `the result of tool ${name}`)
     } catch (error) {
-      if (isLimitMarker(error)) throw new Error(`the result of tool ${name} is too large for the sandbox`)
-      throw new Error(`tool ${name} returned ${(error as Error).message.replace(/^.*?\(at /, 'a value that cannot enter the sandbox (at ')}`)
+      if (isLimitMarker(error)) throw new Error(`the result of tool ${name} is too large for the sandbox`, { cause: error })
+      throw new Error(
+        `tool ${name} returned ${(error as Error).message.replace(/^.*?\(at /, 'a value that cannot enter the sandbox (at ')}`,
+        { cause: error },
+      )
     }
   }
 
