@@ -18,6 +18,7 @@ const GUEST_SOURCES = [
   'packages/core/src/guest/codec.ts',
   'packages/core/src/guest/inspect.ts',
   'packages/core/src/guest/runtime.ts',
+  'packages/core/src/guest/primordials.ts',
   'packages/backend-quickjs/src/length-guard.ts',
   'packages/backend-quickjs/src/length-fallbacks.ts',
   'packages/backend-ivm/src/guest-hardening.ts',

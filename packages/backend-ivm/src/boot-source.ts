@@ -1,4 +1,4 @@
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
+import { GUEST_RUNTIME_SOURCE, PRIMORDIALS_SOURCE } from '@cordon/core/backend'
 import { hardenGuestRealm } from './guest-hardening.js'
 
 /** The file name the boot code is compiled under (it shows in stacks of runtime internals). */
@@ -13,6 +13,6 @@ export const BOOT_FILENAME = 'cordon-runtime.js'
  * functions do not use `this`, so calling them detached is fine.
  */
 export const BOOT_SOURCE = `'use strict';
-(${hardenGuestRealm.toString()})($5);
+(${hardenGuestRealm.toString()})(${PRIMORDIALS_SOURCE}, $5);
 const runtime = (${GUEST_RUNTIME_SOURCE})({ log: $0, call: $1, callSync: $2, timer: $3, done: $4 });
 return [runtime.install, runtime.start, runtime.settle, runtime.fire];`

@@ -1,3 +1,5 @@
+import type { Primordials } from '@cordon/core/backend'
+
 /**
  * Runs in every fresh isolate before the guest runtime and before any guest code. It is
  * shipped as source text (see boot-source.ts), so it must be self-contained.
@@ -13,19 +15,21 @@
  * The wrappers are Proxies, so the functions keep their names, lengths, prototypes and
  * native-looking source. The host callback stays in this closure.
  */
-export function hardenGuestRealm(reportAllocationFailure: () => void): void {
+export function hardenGuestRealm(p: Primordials, reportAllocationFailure: () => void): void {
   'use strict'
   const G = globalThis as Record<string, unknown>
-  const ProxyCtor = Proxy
-  const construct = Reflect.construct
-  const apply = Reflect.apply
-  const defineProperty = Object.defineProperty
-  const getOwnPropertyDescriptor = Object.getOwnPropertyDescriptor
-  const getPrototypeOf = Object.getPrototypeOf
-  const setPrototypeOf = Object.setPrototypeOf
-  const hasOwn = Object.prototype.hasOwnProperty
-  const TypeErrorCtor = TypeError
-  const rangeErrorPrototype = RangeError.prototype
+  const {
+    ProxyCtor,
+    construct,
+    apply,
+    defineProperty,
+    getOwnPropertyDescriptor,
+    getPrototypeOf,
+    setPrototypeOf,
+    hasOwn,
+    TypeErrorCtor,
+    rangeErrorPrototype,
+  } = p
   const ALLOCATION_FAILED = 'Array buffer allocation failed'
 
   function watch(error: unknown): unknown {

@@ -4,32 +4,16 @@
  * the deadline. Shipped as source text inside guardHugeLengths, so it must be self-contained:
  * it only uses the primordials it is given, never a global a guest could have replaced.
  */
-export interface FallbackPrimordials {
-  apply: typeof Reflect.apply
-  construct: typeof Reflect.construct
-  defineProperty: typeof Object.defineProperty
-  isArray: typeof Array.isArray
-  ArrayCtor: ArrayConstructor
-  TypeErrorCtor: TypeErrorConstructor
-  RangeErrorCtor: RangeErrorConstructor
-  speciesSymbol: symbol
-  iteratorSymbol: symbol
-  spreadableSymbol: symbol
-  ObjectCtor: ObjectConstructor
-  StringCtor: StringConstructor
-  floor: (x: number) => number
-  /** The original Array.prototype.sort, only ever applied to a dense array of our own. */
-  nativeSort: Function
-  /** The length of a typed array; throws a TypeError for anything else. */
-  typedArrayLength: (value: unknown) => number
-}
+import type { Primordials } from '@cordon/core/backend'
 
 type Fallback = (self: unknown, args: unknown[]) => unknown
 type AnyObject = Record<PropertyKey, unknown>
 
-export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fallback> {
+export function createLengthFallbacks(p: Primordials): Record<string, Fallback> {
   'use strict'
   const { apply, construct, defineProperty, isArray, ArrayCtor, TypeErrorCtor, RangeErrorCtor, ObjectCtor, StringCtor, floor } = p
+  /** The length of a typed array; throws a TypeError for anything else. */
+  const typedArrayLength = (value: unknown): number => apply(p.typedArrayLength, value, []) as number
   const MAX_SAFE = 9007199254740991
   const min = (a: number, b: number): number => (a < b ? a : b)
   const max = (a: number, b: number): number => (a > b ? a : b)
@@ -194,7 +178,7 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
             const b = toStr(y)
             return a < b ? -1 : a > b ? 1 : 0
           }
-    return apply(p.nativeSort, items, [compare]) as unknown[]
+    return apply(p.arraySort, items, [compare]) as unknown[]
   }
   const checkComparator = (value: unknown): void => {
     if (value !== undefined && !isCallable(value)) throw new TypeErrorCtor('invalid comparator')
@@ -445,11 +429,11 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
       return a
     },
     typedJoin(self, args) {
-      const len = p.typedArrayLength(self)
+      const len = typedArrayLength(self)
       return join(self as AnyObject, len, args[0])
     },
     typedToLocaleString(self: unknown) {
-      return toLocale(self as AnyObject, p.typedArrayLength(self))
+      return toLocale(self as AnyObject, typedArrayLength(self))
     },
     from(self, args) {
       const items = args[0]
@@ -520,7 +504,7 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
         len = lengthOf(values)
       }
       const target = construct(self as Function, [len]) as AnyObject
-      if (p.typedArrayLength(target) < len) throw new TypeErrorCtor('TypedArray length is too small')
+      if (typedArrayLength(target) < len) throw new TypeErrorCtor('TypedArray length is too small')
       for (let k = 0; k < len; k++) {
         const value = values[k]
         target[k] = mapfn === undefined ? value : apply(mapfn as Function, thisArg, [value, k])

@@ -1,3 +1,4 @@
+import { PRIMORDIALS_SOURCE } from '@cordon/core/backend'
 import { createLengthFallbacks } from './length-fallbacks.js'
 import { guardHugeLengths } from './length-guard.js'
 
@@ -12,6 +13,6 @@ export const NATIVE_LENGTH_LIMIT = 2 ** 16
 export const NATIVE_SORT_LIMIT = 2 ** 12
 
 /** Script evaluated in a fresh context before the guest runtime: see length-guard.ts. */
-export const LENGTH_GUARD_SOURCE = `(${guardHugeLengths.toString()})(${NATIVE_LENGTH_LIMIT}, ${NATIVE_SORT_LIMIT}, ${createLengthFallbacks.toString()})`
+export const LENGTH_GUARD_SOURCE = `(${guardHugeLengths.toString()})(${PRIMORDIALS_SOURCE}, ${NATIVE_LENGTH_LIMIT}, ${NATIVE_SORT_LIMIT}, ${createLengthFallbacks.toString()})`
 
 export const LENGTH_GUARD_FILENAME = 'cordon-length-guard'

@@ -1,3 +1,4 @@
+import type { Primordials } from '@cordon/core/backend'
 import type { createLengthFallbacks } from './length-fallbacks.js'
 
 /**
@@ -13,38 +14,39 @@ import type { createLengthFallbacks } from './length-fallbacks.js'
  * (huge lengths, array-likes, Proxies, getters on `length`) runs a spec-order JavaScript
  * version, which the interrupt handler stops at the deadline.
  */
-export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks: typeof createLengthFallbacks): void {
+export function guardHugeLengths(p: Primordials, limit: number, sortLimit: number, makeFallbacks: typeof createLengthFallbacks): void {
   'use strict'
   const G = globalThis as unknown as Record<PropertyKey, unknown>
-  const ProxyCtor = Proxy
-  const apply = Reflect.apply
-  const construct = Reflect.construct
-  const defineProperty = Object.defineProperty
-  const getOwn = Object.getOwnPropertyDescriptor
-  const getPrototypeOf = Object.getPrototypeOf
-  const setPrototypeOf = Object.setPrototypeOf
-  const hasOwn = Object.prototype.hasOwnProperty
-  const isArray = Array.isArray
-  const ArrayProto = Array.prototype
-  const ObjectProto = Object.prototype
-  const StringProto = String.prototype
-  const WeakSetProto = WeakSet.prototype
-  const addTo = WeakSetProto.add
-  const hasIn = WeakSetProto.has
-  const iteratorSymbol = Symbol.iterator
-  const spreadableSymbol = Symbol.isConcatSpreadable
-  const TypedArray = getPrototypeOf(Uint8Array) as Function & { prototype: object; from: Function }
-  const typedLengthGetter = (getOwn(TypedArray.prototype, 'length') as PropertyDescriptor).get as () => number
-  const arrayValues = ArrayProto.values
-  const arrayIteratorProto = getPrototypeOf(arrayValues.call([])) as { next: Function }
+  const {
+    ProxyCtor,
+    apply,
+    construct,
+    defineProperty,
+    getOwnPropertyDescriptor: getOwn,
+    getPrototypeOf,
+    setPrototypeOf,
+    hasOwn,
+    isArray,
+    arrayPrototype: ArrayProto,
+    objectPrototype: ObjectProto,
+    stringPrototype: StringProto,
+    weakSetAdd: addTo,
+    weakSetHas: hasIn,
+    iteratorSymbol,
+    spreadableSymbol,
+    typedArrayLength: typedLengthGetter,
+    arrayValues,
+  } = p
+  const TypedArray = p.TypedArray as Function & { prototype: object; from: Function }
+  const arrayIteratorProto = getPrototypeOf(apply(arrayValues, [], [])) as { next: Function }
   const arrayIteratorNext = arrayIteratorProto.next
   const stringIterator = (StringProto as unknown as Record<symbol, Function>)[iteratorSymbol] as Function
-  const stringIteratorProto = getPrototypeOf(stringIterator.call('')) as { next: Function }
+  const stringIteratorProto = getPrototypeOf(apply(stringIterator, '', [])) as { next: Function }
   const stringIteratorNext = stringIteratorProto.next
 
   // Proxies are the one object whose `length` or elements can run guest code under a C loop
   // yet pass Array.isArray, so every proxy the guest makes is remembered.
-  const proxies = new WeakSet<object>()
+  const proxies = new p.WeakSetCtor() as WeakSet<object>
   const remember = <T>(value: T): T => {
     if ((typeof value === 'object' && value !== null) || typeof value === 'function') apply(addTo, proxies, [value])
     return value
@@ -80,23 +82,7 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
     dataDescriptor(new ProxyCtor(ProxyCtor, handler({ construct: (target, args) => remember(construct(target, args)) as object }))),
   )
 
-  const fallbacks = makeFallbacks({
-    apply,
-    construct,
-    defineProperty,
-    isArray,
-    ArrayCtor: Array,
-    TypeErrorCtor: TypeError,
-    RangeErrorCtor: RangeError,
-    ObjectCtor: Object,
-    StringCtor: String,
-    floor: Math.floor,
-    nativeSort: ArrayProto.sort,
-    speciesSymbol: Symbol.species,
-    iteratorSymbol,
-    spreadableSymbol,
-    typedArrayLength: (value) => apply(typedLengthGetter, value, []),
-  })
+  const fallbacks = makeFallbacks(p)
 
   /** The length of `value` when reading it runs no guest code and nothing can change it: a genuine array or a string. */
   const plainLength = (value: unknown): number | undefined => {
@@ -191,7 +177,7 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   guard(TypedArray, 'from', (_, args) => fromIsShort(args[0]), fallbacks.typedFrom as Native)
   const typedIsShort: Native = (self) => {
     try {
-      return apply(typedLengthGetter, self, []) <= limit
+      return (apply(typedLengthGetter, self, []) as number) <= limit
     } catch {
       return true // not a typed array: the original throws its own TypeError
     }

@@ -14,6 +14,8 @@ import type { LogLevel } from '@cordon/core'
 export interface InitMessage {
   /** GUEST_RUNTIME_SOURCE of the host's @cordon/core, so host and guest always agree. */
   runtime: string
+  /** PRIMORDIALS_SOURCE of the host's @cordon/core: what the child's guards capture before guest code. */
+  primordials: string
   /** Test-only: expose the child's `process` to guest code, simulating a node:vm escape. */
   exposeProcess: boolean
 }

@@ -1,6 +1,7 @@
 import { SandboxError, type RunError } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
+  PRIMORDIALS_SOURCE,
   stopError,
   watchStop,
   type BackendSession,
@@ -38,7 +39,7 @@ const probes = new Map<string, Promise<LaunchResult>>()
 
 export function createBackend(options: SubprocessBackendOptions | undefined, internals: TestInternals): SubprocessBackend {
   const settings = resolveOptions(options)
-  const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, exposeProcess: internals.exposeProcess }
+  const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, primordials: PRIMORDIALS_SOURCE, exposeProcess: internals.exposeProcess }
   const capabilities = subprocessCapabilities(settings.networkIsolation)
   let pool: WarmPool | undefined
   let disposed = false

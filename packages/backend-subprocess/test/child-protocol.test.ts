@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
+import { GUEST_RUNTIME_SOURCE, PRIMORDIALS_SOURCE } from '@cordon/core/backend'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FrameReader, encodeFrame } from '../src/framing.js'
 import { createSubprocessBackend } from '../src/index.js'
@@ -39,7 +39,7 @@ async function bareChild() {
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
   const send = (message: unknown[]) => child.stdin.write(encodeFrame(message))
   const kinds = () => frames.map((frame) => frame[0])
-  send(['init', { runtime: GUEST_RUNTIME_SOURCE, exposeProcess: false }])
+  send(['init', { runtime: GUEST_RUNTIME_SOURCE, primordials: PRIMORDIALS_SOURCE, exposeProcess: false }])
   expect(await waitFor(() => kinds().includes('ready'), 10_000)).toBe(true)
   return { child, frames, kinds, exited, send }
 }

@@ -62,6 +62,9 @@ describe.runIf(linux)('no orphans', () => {
     const below = descendants(process.pid)
     expect(below.length).toBeGreaterThanOrEqual(5)
     await sandbox.dispose()
+    // dispose() resolves once each child's stdio closed; a child inside a launch wrapper (setpriv,
+    // unshare) may then still be on its way out for a moment on a loaded machine.
+    await waitFor(() => below.every((child) => !running(child)), 2_000)
     expect(below.filter(running)).toEqual([])
     const result = await busy
     expect(result.ok).toBe(false)

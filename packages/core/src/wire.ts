@@ -1,7 +1,8 @@
 import { createCodec } from './guest/codec.js'
+import { capturePrimordials } from './guest/primordials.js'
 
 /** The host's instance of the value codec (the same code runs inside every guest). */
-const codec = createCodec()
+const codec = createCodec(capturePrimordials())
 
 /** Encodes a host value to wire text; throws TypeError for values that cannot cross. */
 export function encodeValue(value: unknown, budget: number, what: string): string {

@@ -23,19 +23,19 @@
  * never reachable. Handlers have a null prototype: traps inherited from a guest-modified
  * `Object.prototype` would hand the guest the unwrapped target.
  */
-export const ALLOCATION_GUARD_SOURCE = `(function (report) {
+export const ALLOCATION_GUARD_SOURCE = `(function (p, report) {
   'use strict'
   var G = globalThis
-  var ProxyCtor = Proxy
-  var construct = Reflect.construct
-  var apply = Reflect.apply
-  var define = Object.defineProperty
-  var describe = Object.getOwnPropertyDescriptor
-  var protoOf = Object.getPrototypeOf
-  var hasOwn = Object.prototype.hasOwnProperty
-  var indexOf = String.prototype.indexOf
-  var then = Promise.prototype.then
-  var rangeErrorPrototype = RangeError.prototype
+  var ProxyCtor = p.ProxyCtor
+  var construct = p.construct
+  var apply = p.apply
+  var define = p.defineProperty
+  var describe = p.getOwnPropertyDescriptor
+  var protoOf = p.getPrototypeOf
+  var hasOwn = p.hasOwn
+  var indexOf = p.stringIndexOf
+  var then = p.promiseThen
+  var rangeErrorPrototype = p.rangeErrorPrototype
   var FAILURES = ['Array buffer allocation failed', 'Out of memory', 'could not allocate memory', 'Unable to grow instance memory']
 
   function check(error) {

@@ -9,9 +9,11 @@ import { ALLOCATION_GUARD_FILENAME, ALLOCATION_GUARD_SOURCE } from './allocation
 /** Called with the engine's message each time a guest allocation fails, caught or not. */
 export type AllocationFailureHandler = (message: string) => void
 
-export function installAllocationGuard(context: vm.Context, onFailure: AllocationFailureHandler): void {
+/** `primordials`: the guest realm's, captured before any guest code ran (see bridge-source.ts). */
+export function installAllocationGuard(context: vm.Context, primordials: unknown, onFailure: AllocationFailureHandler): void {
   const guard = vm.runInContext(ALLOCATION_GUARD_SOURCE, context, { filename: ALLOCATION_GUARD_FILENAME }) as (
+    p: unknown,
     report: (message: unknown) => void,
   ) => void
-  guard((message) => onFailure(String(message)))
+  guard(primordials, (message) => onFailure(String(message)))
 }

@@ -1,6 +1,7 @@
 /**
- * Source of two helpers evaluated inside the guest's vm context before any guest code
- * exists, so they are functions of the guest realm and capture pristine intrinsics:
+ * Source of a function evaluated inside the guest's vm context before any guest code exists and
+ * called with that realm's primordials (PRIMORDIALS_SOURCE, sent by the host in `init`). It makes
+ * two helpers, functions of the guest realm that use only those captured built-ins:
  *
  * - `schedule(fn, a, b, c)` queues `fn(a, b, c)` as a job on the context's own microtask
  *   queue. The child then runs that queue with a timed evaluation, so guest code never
@@ -27,18 +28,18 @@
  * (every frame below the guest is strict-mode code, and the child's realm refuses to compile
  * strings).
  */
-export const BRIDGE_SOURCE = `(function () {
+export const BRIDGE_SOURCE = `(function (p) {
   'use strict'
-  var then = Promise.prototype.then
-  var resolved = Promise.resolve()
-  var apply = Reflect.apply
-  var construct = Reflect.construct
-  var define = Object.defineProperty
+  var then = p.promiseThen
+  var apply = p.apply
+  var resolved = apply(p.promiseResolve, p.PromiseCtor, [])
+  var construct = p.construct
+  var define = p.defineProperty
   define(resolved, 'constructor', { value: undefined })
   var NativeRegistry = FinalizationRegistry
   var Registry = function FinalizationRegistry(cleanup) {
-    if (new.target === undefined) throw new TypeError("Constructor FinalizationRegistry requires 'new'")
-    if (typeof cleanup !== 'function') throw new TypeError('FinalizationRegistry: cleanup must be callable')
+    if (new.target === undefined) throw new p.TypeErrorCtor("Constructor FinalizationRegistry requires 'new'")
+    if (typeof cleanup !== 'function') throw new p.TypeErrorCtor('FinalizationRegistry: cleanup must be callable')
     return construct(NativeRegistry, [function (held) {
       apply(then, resolved, [function () { cleanup(held) }])
     }], new.target)
@@ -46,12 +47,12 @@ export const BRIDGE_SOURCE = `(function () {
   define(Registry, 'prototype', { value: NativeRegistry.prototype, writable: false })
   define(NativeRegistry.prototype, 'constructor', { value: Registry, writable: true, enumerable: false, configurable: true })
   define(globalThis, 'FinalizationRegistry', { value: Registry, writable: true, enumerable: false, configurable: true })
-  var errorToString = Error.prototype.toString
-  var regexpExec = RegExp.prototype.exec
+  var errorToString = p.errorToString
+  var regexpExec = p.regexpExec
   // A call site's own toString, taken from a stack made now: '+' on a call site would ask the
   // guest's Object.prototype for Symbol.toPrimitive and valueOf.
   define(Error, 'prepareStackTrace', { value: function (e, sites) { return sites }, writable: true, configurable: true })
-  var callSiteToString = Object.getPrototypeOf(new Error().stack[0]).toString
+  var callSiteToString = p.getPrototypeOf(new Error().stack[0]).toString
   var HIDDEN = /^(?:node:|file:|\\/|[A-Za-z]:\\\\|cordon-(?:runtime|bridge|drain|alloc-guard)\\.js$)/
   define(Error, 'prepareStackTrace', {
     value: function prepareStackTrace(error, sites) {
@@ -84,7 +85,7 @@ export const BRIDGE_SOURCE = `(function () {
       }
     }
   }
-})()`
+})`
 
 /** File names the helper and runtime scripts are compiled under (they show in guest stacks). */
 export const BRIDGE_FILENAME = 'cordon-bridge.js'

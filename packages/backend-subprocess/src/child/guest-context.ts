@@ -70,9 +70,12 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   // would reach the child's own Function through the sandbox's prototype chain.
   const sandbox: object = init.exposeProcess ? { escapedProcess: process } : (Object.create(null) as object)
   const context = vm.createContext(sandbox, { name: 'cordon guest', microtaskMode: 'afterEvaluate' })
-  const bridge = vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as Bridge
+  // The guest realm's built-ins, captured before any guest code exists; the bridge and the
+  // allocation guard take theirs from here (the runtime captures its own when it is made).
+  const primordials: unknown = vm.runInContext(init.primordials, context, { filename: BRIDGE_FILENAME })
+  const bridge = (vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as (p: unknown) => Bridge)(primordials)
   // Before the runtime, so the runtime's own allocations are guarded too.
-  installAllocationGuard(context, allocationFailed)
+  installAllocationGuard(context, primordials, allocationFailed)
   const factory = vm.runInContext(init.runtime, context, { filename: RUNTIME_FILENAME }) as (host: unknown) => Runtime
   let state: RunState | undefined
   let session = false

@@ -16,6 +16,8 @@
  * Self-contained on purpose: it is stringified into guest engines. Intrinsics are
  * captured once so guest changes to built-ins cannot alter encoding.
  */
+import type { Primordials } from './primordials.js'
+
 export interface Codec {
   /** True only for limit errors this codec threw; a guest cannot forge one, and a Proxy runs no trap here. */
   isLimitError(value: unknown): value is { code: 'OUTPUT_LIMIT'; message: string }
@@ -25,55 +27,57 @@ export interface Codec {
   isError(value: unknown): boolean
 }
 
-export function createCodec(): Codec {
+export function createCodec(p: Primordials): Codec {
   'use strict'
   const MAX_DEPTH = 1000
   const MAX_BIGINT_DIGITS = 100_000
-  const apply = Reflect.apply
-  const keys = Object.keys
-  const getProto = Object.getPrototypeOf
-  const describeProp = Object.getOwnPropertyDescriptor
-  const defineProperty = Object.defineProperty
-  const create = Object.create
-  const isArray = Array.isArray
-  const objectIs = Object.is
-  const jsonStringify = JSON.stringify
-  const jsonParse = JSON.parse
-  const setProto = Object.setPrototypeOf
-  const hasOwn = Object.prototype.hasOwnProperty
-  const arrayProto = Array.prototype
-  const arrayJoin = Array.prototype.join
-  const isFiniteNumber = Number.isFinite
-  const StringCtor = String
-  const TypeErrorCtor = TypeError
-  const ErrorCtor = Error
-  const DateCtor = Date
-  const MapCtor = Map
-  const SetCtor = Set
-  const Uint8ArrayCtor = Uint8Array
-  const hasBigInt = typeof BigInt === 'function'
-  const BigIntCtor = hasBigInt ? BigInt : undefined
-  const bigintToString = hasBigInt ? BigInt.prototype.toString : undefined
-  const dateGetTime = Date.prototype.getTime
-  const mapSize = (describeProp(Map.prototype, 'size') as PropertyDescriptor).get as () => number
-  const mapForEach = Map.prototype.forEach
-  const mapSet = Map.prototype.set
-  const setSize = (describeProp(Set.prototype, 'size') as PropertyDescriptor).get as () => number
-  const setForEach = Set.prototype.forEach
-  const setAdd = Set.prototype.add
-  const typedArrayProto = getProto(Uint8Array.prototype)
-  const typedArrayTag = (describeProp(typedArrayProto, Symbol.toStringTag) as PropertyDescriptor).get as () => string | undefined
-  const typedArrayLength = (describeProp(typedArrayProto, 'length') as PropertyDescriptor).get as () => number
-  const typedArrayBuffer = (describeProp(typedArrayProto, 'buffer') as PropertyDescriptor).get as () => ArrayBuffer
-  const bufferByteLength = (describeProp(ArrayBuffer.prototype, 'byteLength') as PropertyDescriptor).get as () => number
-  const dataViewByteLength = (describeProp(DataView.prototype, 'byteLength') as PropertyDescriptor).get as () => number
-  const regexpSource = (describeProp(RegExp.prototype, 'source') as PropertyDescriptor).get as () => string
-  const weakMapHas = WeakMap.prototype.has
-  const weakSetHas = WeakSet.prototype.has
-  const errorProto = Error.prototype
-  const regexpProto = RegExp.prototype
-  const promiseProto = Promise.prototype
-  const objectProto = Object.prototype
+  const {
+    apply,
+    keys,
+    getPrototypeOf: getProto,
+    getOwnPropertyDescriptor: describeProp,
+    defineProperty,
+    create,
+    isArray,
+    objectIs,
+    jsonStringify,
+    jsonParse,
+    setPrototypeOf: setProto,
+    hasOwn,
+    arrayPrototype: arrayProto,
+    arrayJoin,
+    isFiniteNumber,
+    StringCtor,
+    TypeErrorCtor,
+    ErrorCtor,
+    DateCtor,
+    MapCtor,
+    SetCtor,
+    WeakSetCtor,
+    Uint8ArrayCtor,
+    BigIntCtor,
+    bigintToString,
+    dateGetTime,
+    mapSize,
+    mapForEach,
+    mapSet,
+    setSize,
+    setForEach,
+    setAdd,
+    typedArrayTag,
+    typedArrayLength,
+    typedArrayBuffer,
+    arrayBufferByteLength: bufferByteLength,
+    dataViewByteLength,
+    regexpSource,
+    weakMapHas,
+    weakSetHas,
+    weakSetAdd,
+    errorPrototype: errorProto,
+    regexpPrototype: regexpProto,
+    promisePrototype: promiseProto,
+    objectPrototype: objectProto,
+  } = p
   const typedCtors: Record<string, new (n: number) => { [i: number]: unknown; length: number }> = create(null)
   const typedNames = [
     'Int8Array',
@@ -94,13 +98,13 @@ export function createCodec(): Codec {
     if (typeof ctor === 'function') typedCtors[name] = ctor as (typeof typedCtors)[string]
   }
   const errorCtors: Record<string, new (message: string) => Error> = create(null)
-  errorCtors.Error = Error
-  errorCtors.TypeError = TypeError
-  errorCtors.RangeError = RangeError
-  errorCtors.SyntaxError = SyntaxError
-  errorCtors.ReferenceError = ReferenceError
-  errorCtors.EvalError = EvalError
-  errorCtors.URIError = URIError
+  errorCtors.Error = ErrorCtor
+  errorCtors.TypeError = TypeErrorCtor
+  errorCtors.RangeError = p.RangeErrorCtor
+  errorCtors.SyntaxError = p.SyntaxErrorCtor
+  errorCtors.ReferenceError = p.ReferenceErrorCtor
+  errorCtors.EvalError = p.EvalErrorCtor
+  errorCtors.URIError = p.URIErrorCtor
 
   /** An array of our own: no prototype, so writing past its end defines a property and nothing else. */
   function list<T>(): T[] {
@@ -156,8 +160,7 @@ export function createCodec(): Codec {
     return false
   }
 
-  const weakSetAdd = WeakSet.prototype.add
-  const limitErrors = new WeakSet<object>()
+  const limitErrors = new WeakSetCtor() as WeakSet<object>
 
   function limitError(what: string, budget: number): never {
     const error: Record<string, unknown> = create(null)

@@ -7,46 +7,49 @@
  *
  * Self-contained: it is stringified into guest engines.
  */
+import type { Primordials } from './primordials.js'
+
 export interface Inspect {
   format(args: unknown[]): string
   inspect(value: unknown): string
 }
 
-export function createInspect(): Inspect {
+export function createInspect(p: Primordials): Inspect {
   'use strict'
-  const apply = Reflect.apply
-  const ownKeys = Reflect.ownKeys
-  const getProto = Object.getPrototypeOf
-  const describeProp = Object.getOwnPropertyDescriptor
-  const isArray = Array.isArray
-  const objectIs = Object.is
-  const StringCtor = String
-  const NumberCtor = Number
-  const parseIntFn = parseInt
-  const parseFloatFn = parseFloat
-  const jsonStringify = JSON.stringify
-  const fnToString = Function.prototype.toString
-  const symbolToString = Symbol.prototype.toString
-  const dateGetTime = Date.prototype.getTime
-  const dateToISO = Date.prototype.toISOString
-  const mapSize = (describeProp(Map.prototype, 'size') as PropertyDescriptor).get as () => number
-  const mapForEach = Map.prototype.forEach
-  const setSize = (describeProp(Set.prototype, 'size') as PropertyDescriptor).get as () => number
-  const setForEach = Set.prototype.forEach
-  const typedArrayTag = (describeProp(getProto(Uint8Array.prototype), Symbol.toStringTag) as PropertyDescriptor).get as () =>
-    string | undefined
-  const bufferByteLength = (describeProp(ArrayBuffer.prototype, 'byteLength') as PropertyDescriptor).get as () => number
-  const regexpToString = RegExp.prototype.toString
-  const regexpSource = (describeProp(RegExp.prototype, 'source') as PropertyDescriptor).get as () => string
-  const regexpProto = RegExp.prototype
-  const errorProto = Error.prototype
-  const objectProto = Object.prototype
-  const stringSlice = String.prototype.slice
-  const stringIndexOf = String.prototype.indexOf
-  const charCodeAt = String.prototype.charCodeAt
-  const setProto = Object.setPrototypeOf
-  const hasOwn = Object.prototype.hasOwnProperty
-  const typedArrayLength = (describeProp(getProto(Uint8Array.prototype), 'length') as PropertyDescriptor).get as () => number
+  const {
+    apply,
+    ownKeys,
+    getPrototypeOf: getProto,
+    getOwnPropertyDescriptor: describeProp,
+    isArray,
+    objectIs,
+    StringCtor,
+    NumberCtor,
+    parseInt: parseIntFn,
+    parseFloat: parseFloatFn,
+    jsonStringify,
+    functionToString: fnToString,
+    symbolToString,
+    dateGetTime,
+    dateToISOString: dateToISO,
+    mapSize,
+    mapForEach,
+    setSize,
+    setForEach,
+    typedArrayTag,
+    arrayBufferByteLength: bufferByteLength,
+    regexpToString,
+    regexpSource,
+    regexpPrototype: regexpProto,
+    errorPrototype: errorProto,
+    objectPrototype: objectProto,
+    stringSlice,
+    stringIndexOf,
+    stringCharCodeAt: charCodeAt,
+    setPrototypeOf: setProto,
+    hasOwn,
+    typedArrayLength,
+  } = p
   const MAX_DEPTH = 2
   const MAX_ITEMS = 100
   // Indices of one array looked at before the rest is summed up: a sparse `new Array(2 ** 32 - 1)`
@@ -320,7 +323,7 @@ export function createInspect(): Inspect {
       return typed + '(' + length + ') ' + join(items, '[', ']', indent)
     }
     if (has(bufferByteLength, object)) {
-      return 'ArrayBuffer { byteLength: ' + apply(bufferByteLength, object, []) + ' }'
+      return 'ArrayBuffer { byteLength: ' + (apply(bufferByteLength, object, []) as number) + ' }'
     }
     return plainObject(object, name, seen, depth, indent)
   }

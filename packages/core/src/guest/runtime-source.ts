@@ -1,13 +1,15 @@
 import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
+import { PRIMORDIALS_SOURCE } from './primordials.js'
 import { cordonGuestRuntime } from './runtime.js'
 
 /**
  * Source text of one expression that evaluates to `(host) => GuestRuntime`.
- * Built from the same functions the host uses, so host and guest share one codec.
+ * Built from the same functions the host uses, so host and guest share one codec. The
+ * primordials are captured when the runtime is made, before any guest code runs.
  */
 export const GUEST_RUNTIME_SOURCE = `(function (host) {
-  return (${cordonGuestRuntime.toString()})(host, ${createCodec.toString()}, ${createInspect.toString()})
+  return (${cordonGuestRuntime.toString()})(host, ${PRIMORDIALS_SOURCE}, ${createCodec.toString()}, ${createInspect.toString()})
 })`
 
 /** The file name guest scripts are compiled under; stacks read `guest.js:LINE:COL`. */

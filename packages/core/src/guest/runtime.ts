@@ -11,6 +11,7 @@
 import type { GuestRuntime, RelayFunctions } from './protocol.js'
 import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
+import type { Primordials } from './primordials.js'
 
 export interface GuestRuntimeWithCodec extends GuestRuntime {
   readonly codec: ReturnType<typeof createCodec>
@@ -18,32 +19,35 @@ export interface GuestRuntimeWithCodec extends GuestRuntime {
 
 export function cordonGuestRuntime(
   host: RelayFunctions,
+  p: Primordials,
   codecFactory: typeof createCodec,
   inspectFactory: typeof createInspect,
 ): GuestRuntimeWithCodec {
   'use strict'
   const G = globalThis as Record<string, unknown>
-  const apply = Reflect.apply
-  const defineProperty = Object.defineProperty
-  const create = Object.create
-  const keys = Object.keys
-  const setProto = Object.setPrototypeOf
-  const hasOwn = Object.prototype.hasOwnProperty
-  const jsonParse = JSON.parse
-  const jsonStringify = JSON.stringify
-  const PromiseCtor = Promise
-  const promiseThen = Promise.prototype.then
-  const promiseResolve = Promise.resolve
-  const ErrorCtor = Error
-  const TypeErrorCtor = TypeError
-  const StringCtor = String
-  const stringSlice = String.prototype.slice
-  const stringIndexOf = String.prototype.indexOf
+  const {
+    apply,
+    defineProperty,
+    create,
+    keys,
+    setPrototypeOf: setProto,
+    hasOwn,
+    jsonParse,
+    jsonStringify,
+    PromiseCtor,
+    promiseThen,
+    promiseResolve,
+    ErrorCtor,
+    TypeErrorCtor,
+    StringCtor,
+    stringSlice,
+    stringIndexOf,
+  } = p
   /** What the run reports when even describing a failure failed: a constant, so it cannot throw. */
   const UNDESCRIBABLE = '{"name":"Error","message":"a value that could not be described was thrown"}'
 
-  const codec = codecFactory()
-  const inspect = inspectFactory()
+  const codec = codecFactory(p)
+  const inspect = inspectFactory(p)
 
   let maxOutputBytes = 1024 * 1024
   let maxLogEntries = 100

@@ -1,0 +1,108 @@
+/**
+ * The built-ins cordon's guest-side code uses, captured before any guest code runs: the guest
+ * runtime, the value codec, the console formatter and each backend's guards (isolated-vm's memory
+ * guards, QuickJS's length guard, the subprocess child's guards) all take their built-ins from here,
+ * so a guest that later replaces `Reflect.apply`, `JSON` or `Array.prototype.join` changes nothing
+ * for them. Each guest-side source calls this once, when it is set up (a guard that wraps a
+ * built-in is captured wrapped by the code set up after it).
+ *
+ * Shipped to engines as source text (PRIMORDIALS_SOURCE): self-contained, and no template literals
+ * (QuickJS compiles them to String.prototype.concat calls).
+ */
+export function capturePrimordials() {
+  'use strict'
+  const describe = Object.getOwnPropertyDescriptor
+  const getter = (owner: object, key: PropertyKey): (() => unknown) => (describe(owner, key) as PropertyDescriptor).get as () => unknown
+  const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
+  const captured = {
+    apply: Reflect.apply,
+    construct: Reflect.construct,
+    ownKeys: Reflect.ownKeys,
+    keys: Object.keys,
+    create: Object.create,
+    defineProperty: Object.defineProperty,
+    getOwnPropertyDescriptor: describe,
+    getPrototypeOf: Object.getPrototypeOf,
+    setPrototypeOf: Object.setPrototypeOf,
+    hasOwn: Object.prototype.hasOwnProperty,
+    objectIs: Object.is,
+    isArray: Array.isArray,
+    isFiniteNumber: Number.isFinite,
+    floor: Math.floor,
+    parseInt,
+    parseFloat,
+    jsonParse: JSON.parse,
+    jsonStringify: JSON.stringify,
+    ObjectCtor: Object,
+    ArrayCtor: Array,
+    StringCtor: String,
+    NumberCtor: Number,
+    ProxyCtor: Proxy,
+    PromiseCtor: Promise,
+    DateCtor: Date,
+    MapCtor: Map,
+    SetCtor: Set,
+    WeakSetCtor: WeakSet,
+    Uint8ArrayCtor: Uint8Array,
+    ErrorCtor: Error,
+    TypeErrorCtor: TypeError,
+    RangeErrorCtor: RangeError,
+    SyntaxErrorCtor: SyntaxError,
+    ReferenceErrorCtor: ReferenceError,
+    EvalErrorCtor: EvalError,
+    URIErrorCtor: URIError,
+    BigIntCtor: typeof BigInt === 'function' ? BigInt : undefined,
+    objectPrototype: Object.prototype,
+    arrayPrototype: Array.prototype,
+    stringPrototype: String.prototype,
+    errorPrototype: Error.prototype,
+    rangeErrorPrototype: RangeError.prototype,
+    regexpPrototype: RegExp.prototype,
+    promisePrototype: Promise.prototype,
+    typedArrayPrototype,
+    TypedArray: Object.getPrototypeOf(Uint8Array) as Function,
+    arrayJoin: Array.prototype.join,
+    arraySort: Array.prototype.sort,
+    arrayValues: Array.prototype.values,
+    stringSlice: String.prototype.slice,
+    stringIndexOf: String.prototype.indexOf,
+    stringCharCodeAt: String.prototype.charCodeAt,
+    functionToString: Function.prototype.toString,
+    symbolToString: Symbol.prototype.toString,
+    bigintToString: typeof BigInt === 'function' ? (BigInt.prototype as { toString: () => string }).toString : undefined,
+    errorToString: Error.prototype.toString,
+    promiseThen: Promise.prototype.then,
+    promiseResolve: Promise.resolve,
+    dateGetTime: Date.prototype.getTime,
+    dateToISOString: Date.prototype.toISOString,
+    mapSize: getter(Map.prototype, 'size'),
+    mapForEach: Map.prototype.forEach,
+    mapSet: Map.prototype.set,
+    setSize: getter(Set.prototype, 'size'),
+    setForEach: Set.prototype.forEach,
+    setAdd: Set.prototype.add,
+    weakMapHas: WeakMap.prototype.has,
+    weakSetHas: WeakSet.prototype.has,
+    weakSetAdd: WeakSet.prototype.add,
+    regexpExec: RegExp.prototype.exec,
+    regexpToString: RegExp.prototype.toString,
+    regexpSource: getter(RegExp.prototype, 'source'),
+    typedArrayTag: getter(typedArrayPrototype, Symbol.toStringTag),
+    typedArrayLength: getter(typedArrayPrototype, 'length'),
+    typedArrayBuffer: getter(typedArrayPrototype, 'buffer'),
+    arrayBufferByteLength: getter(ArrayBuffer.prototype, 'byteLength'),
+    dataViewByteLength: getter(DataView.prototype, 'byteLength'),
+    iteratorSymbol: Symbol.iterator,
+    speciesSymbol: Symbol.species,
+    spreadableSymbol: Symbol.isConcatSpreadable,
+    toStringTagSymbol: Symbol.toStringTag,
+  }
+  // A record of our own: no prototype for a guest to reach through, and frozen.
+  Object.setPrototypeOf(captured, null)
+  return Object.freeze(captured)
+}
+
+export type Primordials = ReturnType<typeof capturePrimordials>
+
+/** Source of one expression that captures the primordials of the realm it is evaluated in. */
+export const PRIMORDIALS_SOURCE = '(' + capturePrimordials.toString() + ')()'
