@@ -19,9 +19,9 @@ const GUEST_SOURCES = [
   'packages/core/src/guest/inspect.ts',
   'packages/core/src/guest/runtime.ts',
   'packages/core/src/guest/primordials.ts',
-  'packages/backend-quickjs/src/length-guard.ts',
-  'packages/backend-quickjs/src/length-fallbacks.ts',
-  'packages/backend-ivm/src/guest-hardening.ts',
+  // The subprocess backend's guest sources are strings (src/guest/*-source.ts), not functions.
+  'packages/backend-ivm/src/guest/*.ts',
+  'packages/backend-quickjs/src/guest/*.ts',
 ]
 
 export default tseslint.config(

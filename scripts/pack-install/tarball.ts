@@ -9,7 +9,7 @@ export interface TarballInfo {
   /** Paths inside the package, sorted (`dist/index.js`, `package.json`, …). */
   files: string[]
   unpackedBytes: number
-  manifest: Record<string, unknown>
+  manifest: PackageManifest
   text(file: string): string
 }
 
@@ -37,4 +37,12 @@ export function readTarball(path: string): TarballInfo {
     manifest: JSON.parse(text('package.json')),
     text,
   }
+}
+
+/** The fields of a packed package.json the tests read; the rest are checked as plain values. */
+export interface PackageManifest {
+  name: string
+  description: string
+  exports: Record<string, string | Record<string, string>>
+  [field: string]: unknown
 }

@@ -1,5 +1,5 @@
 import { GUEST_RUNTIME_SOURCE, PRIMORDIALS_SOURCE } from '@cordon/core/backend'
-import { hardenGuestRealm } from './guest-hardening.js'
+import { hardenGuestRealm } from './guest/hardening.js'
 
 /** The file name the boot code is compiled under (it shows in stacks of runtime internals). */
 export const BOOT_FILENAME = 'cordon-runtime.js'

@@ -1,6 +1,6 @@
 import { PRIMORDIALS_SOURCE } from '@cordon/core/backend'
-import { createLengthFallbacks } from './length-fallbacks.js'
-import { guardHugeLengths } from './length-guard.js'
+import { createLengthFallbacks } from './guest/length-fallbacks.js'
+import { guardHugeLengths } from './guest/length-guard.js'
 
 /**
  * Longest length a wrapped built-in walks in C. Measured on a loaded 2-core VM: 100–700 ns per

@@ -4,7 +4,7 @@
  * never reach it, nor any other function of the child's realm.
  */
 import vm from 'node:vm'
-import { ALLOCATION_GUARD_FILENAME, ALLOCATION_GUARD_SOURCE } from './allocation-guard-source.js'
+import { ALLOCATION_GUARD_FILENAME, ALLOCATION_GUARD_SOURCE } from '../guest/allocation-guard-source.js'
 
 /** Called with the engine's message each time a guest allocation fails, caught or not. */
 export type AllocationFailureHandler = (message: string) => void

@@ -8,7 +8,7 @@
  */
 import vm from 'node:vm'
 import type { InitMessage, RunMessage } from '../messages.js'
-import { BRIDGE_FILENAME, BRIDGE_SOURCE, RUNTIME_FILENAME } from './bridge-source.js'
+import { BRIDGE_FILENAME, BRIDGE_SOURCE, RUNTIME_FILENAME } from '../guest/bridge-source.js'
 import { memoryVerdict, offHeapOverBudget } from './memory-check.js'
 import { installAllocationGuard } from './allocation-guard.js'
 import { capErrorPayload } from './error-payload.js'
