@@ -5,6 +5,7 @@ import { z } from 'zod'
 import { limitsForCall, type PerCallLimit } from './call-limits.js'
 import { formatRunResult } from './format-run-result.js'
 import type { Declarations } from './declarations.js'
+import type { RunGate } from './run-gate.js'
 
 export const RUN_TOOL = 'run_javascript'
 export const DECLARATIONS_TOOL = 'get_declarations'
@@ -20,6 +21,8 @@ export interface CodeModeServerOptions {
   ceilings: ResolvedLimits
   /** The limits a call may lower (memoryMb only where the backend enforces it). */
   perCallLimits: readonly PerCallLimit[]
+  /** Admission control for this server's client (HTTP); none over stdio. */
+  runGate?: RunGate
 }
 
 /** The MCP server: `run_javascript`, `get_declarations`, and the declarations as a resource. */
@@ -46,6 +49,14 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
     },
     async ({ code, ...requested }, extra): Promise<CallToolResult> => {
       const { limits, notes } = limitsForCall(ceilings, requested, options.perCallLimits)
+      const release = options.runGate === undefined ? () => undefined : options.runGate.tryEnter()
+      if (release === undefined) {
+        const limit = options.runGate!.limit
+        return {
+          isError: true,
+          content: [{ type: 'text', text: `TOO_MANY_RUNS: this client already has ${limit} ${RUN_TOOL} calls in flight, the most this server allows; wait for one to finish` }],
+        }
+      }
       try {
         const result = await sandbox.run(code, { tools, ...limits, signal: extra.signal })
         return formatRunResult(result, code, ceilings, notes)
@@ -53,6 +64,8 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
         // run() throws only for host-side problems (bad options, a disposed sandbox).
         const { code: errorCode = 'INTERNAL', message } = error as { code?: string; message: string }
         return { isError: true, content: [{ type: 'text', text: `${errorCode}: ${message}` }] }
+      } finally {
+        release()
       }
     },
   )

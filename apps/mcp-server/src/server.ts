@@ -1,4 +1,4 @@
-// cordon-mcp: an MCP server (stdio) whose run_javascript tool runs a model's program in a
+// cordon-mcp: an MCP server (stdio, or Streamable HTTP with --http) whose run_javascript tool runs a model's program in a
 // cordon sandbox, with the tools of upstream MCP servers as namespaces inside it. This file
 // wires the steps together; each step lives in its own file.
 import { createRequire } from 'node:module'
@@ -7,11 +7,12 @@ import { selectBackend } from '@cordon/select'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
 import { checkTools } from './check-tools.js'
-import { parseInvocation, USAGE, UsageError } from './cli-args.js'
-import { createCodeModeServer } from './code-mode-server.js'
+import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type HttpOptions } from './cli-args.js'
+import { createCodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
 import { declarationsFor } from './declarations.js'
 import { guestNamespace } from './guest-catalog.js'
 import { hostTools } from './host-tools.js'
+import { serveHttp } from './http-server.js'
 import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from './load-config.js'
 import { log } from './log.js'
 import { onShutdown } from './shutdown.js'
@@ -28,6 +29,10 @@ async function main(): Promise<void> {
   try {
     invocation = parseInvocation(process.argv.slice(2), process.env)
   } catch (error) {
+    if (error instanceof UnsafeInvocationError) {
+      log(`cannot start: ${error.message}`)
+      process.exit(EXIT.startupFailed)
+    }
     if (!(error instanceof UsageError)) throw error
     process.stderr.write(`cordon-mcp: ${error.message}\n\n${USAGE}\n`)
     process.exit(EXIT.usage)
@@ -36,9 +41,9 @@ async function main(): Promise<void> {
   if (invocation.kind === 'version') return void process.stdout.write(`${version}\n`)
 
   keepConsoleOffStdout()
-  const shutdown = onShutdown()
+  const shutdown = onShutdown({ stdin: invocation.http === undefined })
   try {
-    await serve(invocation.configFile, shutdown)
+    await serve(invocation.configFile, invocation.http, shutdown)
   } catch (error) {
     // A bug, or a failure nothing above explains: still stop every process started so far.
     log(`cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
@@ -48,7 +53,7 @@ async function main(): Promise<void> {
 
 type Shutdown = ReturnType<typeof onShutdown>
 
-async function serve(configFile: string | undefined, shutdown: Shutdown): Promise<void> {
+async function serve(configFile: string | undefined, http: HttpOptions | undefined, shutdown: Shutdown): Promise<void> {
   const loaded = await readConfig(configFile)
   const { config } = loaded
   const ceilings = ceilingsFrom(config.limits)
@@ -71,7 +76,7 @@ async function serve(configFile: string | undefined, shutdown: Shutdown): Promis
   const { accepted: namespaces, refused } = await checkTools(sandbox, upstreams.map(guestNamespace))
   for (const { label, reason } of refused) log(`cordon refused ${label}, it is left out: ${reason}`)
   const declarations = await declarationsFor(namespaces)
-  const server = createCodeModeServer({
+  const serverOptions: CodeModeServerOptions = {
     version,
     sandbox,
     tools: hostTools(namespaces, ceilings.timeoutMs),
@@ -79,15 +84,35 @@ async function serve(configFile: string | undefined, shutdown: Shutdown): Promis
     description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused }),
     ceilings,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
-  })
-  shutdown.add(() => server.close())
-  server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
-  await server.connect(new StdioServerTransport())
+  }
+  let listening = 'over stdio'
+  if (http === undefined) {
+    const server = createCodeModeServer(serverOptions)
+    shutdown.add(() => server.close())
+    server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
+    await server.connect(new StdioServerTransport())
+  } else {
+    let running
+    try {
+      running = await serveHttp({
+        ...http,
+        newServer: (runGate) => {
+          const server = createCodeModeServer({ ...serverOptions, runGate })
+          server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
+          return server
+        },
+      })
+    } catch (error) {
+      return startupFailed(shutdown, `cannot listen on ${http.host}:${http.port}`, error)
+    }
+    shutdown.add(() => running.close())
+    listening = `${http.stateless ? 'stateless ' : ''}Streamable HTTP at ${running.url}${http.token === undefined ? ', no token (loopback only)' : ', bearer token required'}`
+  }
 
   const toolCount = namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)
   log(
     `ready (version ${version}, backend ${sandbox.backend.name}, ${toolCount} tools from ${namespaces.length} upstream servers` +
-      `${unavailable.length > 0 ? `, ${unavailable.length} unavailable` : ''}${loaded.file ? `, config ${loaded.file}` : ', no config file'})`,
+      `${unavailable.length > 0 ? `, ${unavailable.length} unavailable` : ''}${loaded.file ? `, config ${loaded.file}` : ', no config file'}); serving ${listening}`,
   )
 }
 
