@@ -1,5 +1,6 @@
 import { isIP } from 'node:net'
 import { parseArgs } from 'node:util'
+import { DEFAULT_DISCOVERY_THRESHOLD } from './tool-description.js'
 
 export const CONFIG_ENV = 'CORDON_MCP_CONFIG'
 export const TOKEN_ENV = 'CORDON_MCP_TOKEN'
@@ -25,6 +26,9 @@ Options:
       --max-runs-per-client <n> with --http: most run_javascript calls in flight per MCP session
                                 (per process with --stateless) (default ${HTTP_DEFAULTS.maxRunsPerClient})
       --session-idle-ms <ms>    with --http: a session unused this long is closed (default ${HTTP_DEFAULTS.sessionIdleMs})
+      --discovery-threshold <n> above this many upstream tools, run_javascript's description lists
+                                tool names only, and the model finds tools with search_tools and
+                                their types with get_declarations (default ${DEFAULT_DISCOVERY_THRESHOLD}; 0: always)
   -h, --help                    show this help
   -v, --version                 show the version
 
@@ -42,7 +46,7 @@ export interface HttpOptions {
 }
 
 export type Invocation =
-  | { kind: 'serve'; configFile: string | undefined; http: HttpOptions | undefined }
+  | { kind: 'serve'; configFile: string | undefined; http: HttpOptions | undefined; discoveryThreshold: number }
   | { kind: 'help' }
   | { kind: 'version' }
 
@@ -68,6 +72,7 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
         'max-sessions': { type: 'string' },
         'max-runs-per-client': { type: 'string' },
         'session-idle-ms': { type: 'string' },
+        'discovery-threshold': { type: 'string' },
         help: { type: 'boolean', short: 'h' },
         version: { type: 'boolean', short: 'v' },
       },
@@ -82,11 +87,12 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   if (values.version === true) return { kind: 'version' }
   const fromEnv = env[CONFIG_ENV]?.trim()
   const configFile = values.config ?? (fromEnv === '' ? undefined : fromEnv)
+  const discoveryThreshold = wholeNumber(values['discovery-threshold'], '--discovery-threshold', DEFAULT_DISCOVERY_THRESHOLD, 0)
 
   const httpOnly = (['stateless', 'max-sessions', 'max-runs-per-client', 'session-idle-ms'] as const).filter((name) => values[name] !== undefined)
   if (values.http === undefined) {
     if (httpOnly.length > 0) throw new UsageError(`--${httpOnly[0]} only applies with --http <host:port>`)
-    return { kind: 'serve', configFile, http: undefined }
+    return { kind: 'serve', configFile, http: undefined, discoveryThreshold }
   }
   const { host, port } = parseListenAddress(values.http)
   const token = env[TOKEN_ENV] === undefined || env[TOKEN_ENV] === '' ? undefined : env[TOKEN_ENV]
@@ -99,13 +105,14 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   return {
     kind: 'serve',
     configFile,
+    discoveryThreshold,
     http: {
       host,
       port,
       stateless: values.stateless === true,
-      maxSessions: positiveInteger(values['max-sessions'], '--max-sessions', HTTP_DEFAULTS.maxSessions),
-      maxRunsPerClient: positiveInteger(values['max-runs-per-client'], '--max-runs-per-client', HTTP_DEFAULTS.maxRunsPerClient),
-      sessionIdleMs: positiveInteger(values['session-idle-ms'], '--session-idle-ms', HTTP_DEFAULTS.sessionIdleMs),
+      maxSessions: wholeNumber(values['max-sessions'], '--max-sessions', HTTP_DEFAULTS.maxSessions),
+      maxRunsPerClient: wholeNumber(values['max-runs-per-client'], '--max-runs-per-client', HTTP_DEFAULTS.maxRunsPerClient),
+      sessionIdleMs: wholeNumber(values['session-idle-ms'], '--session-idle-ms', HTTP_DEFAULTS.sessionIdleMs),
       token,
     },
   }
@@ -131,10 +138,10 @@ export function isLoopback(host: string): boolean {
   return /^::ffff:127\./.test(lower)
 }
 
-function positiveInteger(text: string | undefined, flag: string, fallback: number): number {
+function wholeNumber(text: string | undefined, flag: string, fallback: number, min = 1): number {
   if (text === undefined) return fallback
-  if (!/^\d+$/.test(text) || Number(text) < 1 || !Number.isSafeInteger(Number(text))) {
-    throw new UsageError(`${flag} expects a whole number of at least 1, got "${text}"`)
+  if (!/^\d+$/.test(text) || Number(text) < min || !Number.isSafeInteger(Number(text))) {
+    throw new UsageError(`${flag} expects a whole number of at least ${min}, got "${text}"`)
   }
   return Number(text)
 }

@@ -7,7 +7,7 @@ import { selectBackend } from '@cordon/select'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
 import { checkTools } from './check-tools.js'
-import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type HttpOptions } from './cli-args.js'
+import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type Invocation } from './cli-args.js'
 import { createCodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
 import { declarationsFor } from './declarations.js'
 import { guestNamespace } from './guest-catalog.js'
@@ -18,7 +18,7 @@ import { log } from './log.js'
 import { onShutdown } from './shutdown.js'
 import { keepConsoleOffStdout } from './stdout-guard.js'
 import { closeUpstreams, startUpstreams } from './start-upstreams.js'
-import { runToolDescription } from './tool-description.js'
+import { runToolDescription, usesDiscovery } from './tool-description.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -43,7 +43,7 @@ async function main(): Promise<void> {
   keepConsoleOffStdout()
   const shutdown = onShutdown({ stdin: invocation.http === undefined })
   try {
-    await serve(invocation.configFile, invocation.http, shutdown)
+    await serve(invocation, shutdown)
   } catch (error) {
     // A bug, or a failure nothing above explains: still stop every process started so far.
     log(`cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
@@ -52,8 +52,9 @@ async function main(): Promise<void> {
 }
 
 type Shutdown = ReturnType<typeof onShutdown>
+type ServeInvocation = Extract<Invocation, { kind: 'serve' }>
 
-async function serve(configFile: string | undefined, http: HttpOptions | undefined, shutdown: Shutdown): Promise<void> {
+async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, shutdown: Shutdown): Promise<void> {
   const loaded = await readConfig(configFile)
   const { config } = loaded
   const ceilings = ceilingsFrom(config.limits)
@@ -81,7 +82,9 @@ async function serve(configFile: string | undefined, http: HttpOptions | undefin
     sandbox,
     tools: hostTools(namespaces, ceilings.timeoutMs),
     declarations,
-    description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused }),
+    namespaces,
+    discovery: usesDiscovery({ namespaces, discoveryThreshold }),
+    description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, discoveryThreshold }),
     ceilings,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
   }

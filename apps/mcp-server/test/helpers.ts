@@ -43,9 +43,9 @@ export interface Connection {
  * Starts cordon-mcp with `--config <file>` and connects a real SDK client to it: over stdio as
  * Claude Desktop does, or over Streamable HTTP on 127.0.0.1 (a free port, a random token).
  */
-export async function connect(configFile: string, transport: TransportKind = 'stdio'): Promise<Connection> {
+export async function connect(configFile: string, transport: TransportKind = 'stdio', args: readonly string[] = []): Promise<Connection> {
   if (transport === 'http') {
-    const server = await startHttpServer(['--config', configFile])
+    const server = await startHttpServer(['--config', configFile, ...args])
     try {
       const client = await connectHttp(server.url, server.token)
       return {
@@ -62,7 +62,7 @@ export async function connect(configFile: string, transport: TransportKind = 'st
       throw error
     }
   }
-  const stdio = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--config', configFile], stderr: 'pipe' })
+  const stdio = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--config', configFile, ...args], stderr: 'pipe' })
   let stderr = ''
   stdio.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const client = new Client({ name: 'cordon-mcp-tests', version: '0.0.0' })

@@ -13,9 +13,9 @@ describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
     await server?.close()
   })
 
-  it('is listed with get_declarations, and its description teaches the calling convention', async () => {
+  it('is listed with get_declarations and search_tools, and its description teaches the calling convention', async () => {
     const { tools } = await server.client.listTools()
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_declarations', 'run_javascript'])
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_declarations', 'run_javascript', 'search_tools'])
     const run = tools.find((tool) => tool.name === 'run_javascript')!
     expect(run.inputSchema.required).toEqual(['code'])
     expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(['code', 'timeoutMs', 'memoryMb', 'maxToolCalls', 'maxOutputBytes'])
