@@ -24,7 +24,10 @@ export interface CodeModeServerOptions {
   namespaces: readonly GuestNamespace[]
   /** The description lists tool names only: tell the model to discover before it calls. */
   discovery: boolean
-  description: string
+  /** run_javascript's description as it is now (it changes when an upstream goes down or comes back). */
+  description: () => string
+  /** Calls the listener when description() may have changed; returns the function that stops it. */
+  watchDescription?: (listener: () => void) => () => void
   ceilings: ResolvedLimits
   /** The limits a call may lower (memoryMb only where the backend enforces it). */
   perCallLimits: readonly PerCallLimit[]
@@ -49,11 +52,12 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
     },
   )
 
-  server.registerTool(
+  let description = options.description()
+  const runTool = server.registerTool(
     RUN_TOOL,
     {
       title: 'Run JavaScript in a sandbox',
-      description: options.description,
+      description,
       inputSchema: runInputShape(ceilings),
       // What a program does depends on the upstream tools it calls.
       annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
@@ -80,6 +84,21 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       }
     },
   )
+
+  if (options.watchDescription !== undefined) {
+    // Connected clients hear about it through notifications/tools/list_changed (the SDK sends it on update).
+    const stop = options.watchDescription(() => {
+      const now = options.description()
+      if (now === description) return
+      description = now
+      runTool.update({ description })
+    })
+    const onclose = server.server.onclose
+    server.server.onclose = () => {
+      stop()
+      onclose?.()
+    }
+  }
 
   const names = [...options.declarations.byNamespace.keys()]
   const namespaceList = names.join(', ') || '(none)'

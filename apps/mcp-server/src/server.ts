@@ -84,7 +84,17 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
     declarations,
     namespaces,
     discovery: usesDiscovery({ namespaces, discoveryThreshold }),
-    description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, discoveryThreshold }),
+    description: () => {
+      const down = upstreams.flatMap((upstream) => {
+        const status = upstream.status()
+        return status.available ? [] : [{ name: upstream.name, reason: status.reason }]
+      })
+      return runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, down, discoveryThreshold })
+    },
+    watchDescription: (listener) => {
+      const stops = upstreams.map((upstream) => upstream.onStatusChange(listener))
+      return () => stops.forEach((stop) => stop())
+    },
     ceilings,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
   }

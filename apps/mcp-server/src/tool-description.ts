@@ -18,6 +18,8 @@ export interface DescriptionInput {
   ceilings: ResolvedLimits
   unavailable: readonly UnavailableUpstream[]
   refused: readonly RefusedTool[]
+  /** Upstreams that started but cannot be reached now (they come back by themselves). */
+  down?: readonly UnavailableUpstream[]
   /** More tools than this: list namespaces and tool names only, and send the model to search_tools / get_declarations. */
   discoveryThreshold?: number
 }
@@ -104,6 +106,7 @@ function discoverySection(withTools: readonly GuestNamespace[]): string {
 function problemsSection(input: DescriptionInput): string | undefined {
   const lines = [
     ...input.unavailable.map(({ name, reason }) => `- ${name}: its server failed to start (${firstLine(reason)})`),
+    ...(input.down ?? []).map(({ name, reason }) => `- ${name}: unavailable right now, its calls throw until it is back (${firstLine(reason)})`),
     ...input.refused.map(({ label, reason }) => `- ${label}: left out (${firstLine(reason)})`),
   ]
   return lines.length === 0 ? undefined : ['Not available in this session:', ...lines].join('\n')

@@ -113,7 +113,7 @@ describe.each(TRANSPORTS)('progressive discovery over %s', (transport) => {
 
   beforeAll(async () => {
     // The demo upstream has 7 tools: above a threshold of 3.
-    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs' }), transport, ['--discovery-threshold', '3'])
+    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs' }), transport, { args: ['--discovery-threshold', '3'] })
   })
   afterAll(async () => {
     await server?.close()

@@ -5,7 +5,7 @@ import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
-import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
+import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll } from 'vitest'
@@ -43,9 +43,13 @@ export interface Connection {
  * Starts cordon-mcp with `--config <file>` and connects a real SDK client to it: over stdio as
  * Claude Desktop does, or over Streamable HTTP on 127.0.0.1 (a free port, a random token).
  */
-export async function connect(configFile: string, transport: TransportKind = 'stdio', args: readonly string[] = []): Promise<Connection> {
+export async function connect(
+  configFile: string,
+  transport: TransportKind = 'stdio',
+  { args = [], env }: { args?: readonly string[]; env?: Record<string, string> } = {},
+): Promise<Connection> {
   if (transport === 'http') {
-    const server = await startHttpServer(['--config', configFile, ...args])
+    const server = await startHttpServer(['--config', configFile, ...args], { env })
     try {
       const client = await connectHttp(server.url, server.token)
       return {
@@ -62,7 +66,12 @@ export async function connect(configFile: string, transport: TransportKind = 'st
       throw error
     }
   }
-  const stdio = new StdioClientTransport({ command: process.execPath, args: [SERVER, '--config', configFile, ...args], stderr: 'pipe' })
+  const stdio = new StdioClientTransport({
+    command: process.execPath,
+    args: [SERVER, '--config', configFile, ...args],
+    stderr: 'pipe',
+    ...(env !== undefined && { env: { ...getDefaultEnvironment(), ...env } }),
+  })
   let stderr = ''
   stdio.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
   const client = new Client({ name: 'cordon-mcp-tests', version: '0.0.0' })
@@ -91,9 +100,12 @@ export const newToken = () => randomBytes(24).toString('hex')
  * Starts `node dist/server.js --http 127.0.0.1:0 …` (the OS picks the port; the server says
  * which on stderr). With a random token unless `token: null`. Stopped after the test file.
  */
-export async function startHttpServer(args: readonly string[], options: { token?: string | null; listen?: string } = {}): Promise<HttpServer> {
+export async function startHttpServer(
+  args: readonly string[],
+  options: { token?: string | null; listen?: string; env?: Record<string, string> | undefined } = {},
+): Promise<HttpServer> {
   const token = options.token === null ? undefined : (options.token ?? newToken())
-  const env = { ...process.env, ...(token === undefined ? {} : { CORDON_MCP_TOKEN: token }) }
+  const env = { ...process.env, ...options.env, ...(token === undefined ? {} : { CORDON_MCP_TOKEN: token }) }
   if (token === undefined) delete env.CORDON_MCP_TOKEN
   const child = spawn(process.execPath, [SERVER, '--http', options.listen ?? '127.0.0.1:0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
   let stderr = ''
