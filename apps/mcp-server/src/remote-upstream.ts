@@ -218,7 +218,7 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
         throw new Error(unavailableMessage(name, down))
       }
     },
-    status: (): UpstreamStatus => (down === undefined ? { available: true } : { available: false, reason: `${target} is unreachable (${down})` }),
+    status: (): UpstreamStatus => (down === undefined ? { available: true } : { available: false, reason: `${target} is unreachable (${down}); cordon-mcp is reconnecting` }),
     onStatusChange: listeners.add,
     async close() {
       closed = true

@@ -106,7 +106,7 @@ function discoverySection(withTools: readonly GuestNamespace[]): string {
 function problemsSection(input: DescriptionInput): string | undefined {
   const lines = [
     ...input.unavailable.map(({ name, reason }) => `- ${name}: its server failed to start (${firstLine(reason)})`),
-    ...(input.down ?? []).map(({ name, reason }) => `- ${name}: unavailable right now, its calls throw until it is back (${firstLine(reason)})`),
+    ...(input.down ?? []).map(({ name, reason }) => `- ${name}: unavailable right now, calls to its tools throw (${firstLine(reason)})`),
     ...input.refused.map(({ label, reason }) => `- ${label}: left out (${firstLine(reason)})`),
   ]
   return lines.length === 0 ? undefined : ['Not available in this session:', ...lines].join('\n')

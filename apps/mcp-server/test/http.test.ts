@@ -120,6 +120,24 @@ describe('cordon-mcp --http', () => {
   })
 })
 
+describe('cordon-mcp --http --max-sessions 1', () => {
+  let server: HttpServer
+  beforeAll(async () => {
+    server = await startHttpServer(['--config', writeConfig(CONFIG), '--max-sessions', '1'])
+  })
+  afterAll(() => server?.stop())
+
+  it('refuses a session over the cap with 503, and takes it once the first one ended', async () => {
+    const first = await connectHttp(server.url, server.token)
+    await expect(connectHttp(server.url, server.token)).rejects.toThrow(/503|Too many sessions/)
+    await (first.transport as StreamableHTTPClientTransport).terminateSession()
+    await first.close()
+    const second = await connectHttp(server.url, server.token)
+    expect((await runJavaScript(second, '1 + 1')).texts[0]).toBe('2')
+    await second.close()
+  })
+})
+
 describe('cordon-mcp --http --stateless', () => {
   let server: HttpServer
   beforeAll(async () => {

@@ -85,7 +85,7 @@ describe('remote upstreams', () => {
 
     const failed = await runJavaScript(server.client, 'try { await demo.add({ a: 1, b: 1 }); return "answered" } catch (error) { return error.message }')
     expect(JSON.parse(failed.texts[0]!)).toMatch(/^the upstream server "demo" is unavailable \(.+\); cordon-mcp keeps reconnecting, try again later$/)
-    expect(await description()).toMatch(new RegExp(`- demo: unavailable right now, its calls throw until it is back \\(http://127\\.0\\.0\\.1:${port}/mcp is unreachable`))
+    expect(await description()).toMatch(new RegExp(`- demo: unavailable right now, calls to its tools throw \\(http://127\\.0\\.0\\.1:${port}/mcp is unreachable`))
     expect(server.stderr()).toContain('upstream server "demo" is unavailable')
 
     // Back by itself (the background reconnect), then the older SSE server on its next call
