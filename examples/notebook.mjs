@@ -6,7 +6,15 @@ import { createQuickJSBackend } from '@cordon/backend-quickjs'
 
 const sandbox = createSandbox(createQuickJSBackend())
 const notebook = await sandbox.createSession({
-  tools: { 'data.sales': { execute: async () => [{ region: 'eu', total: 120 }, { region: 'us', total: 340 }, { region: 'eu', total: 80 }] } },
+  tools: {
+    'data.sales': {
+      execute: async () => [
+        { region: 'eu', total: 120 },
+        { region: 'us', total: 340 },
+        { region: 'eu', total: 80 },
+      ],
+    },
+  },
 })
 
 const steps = [

@@ -7,7 +7,11 @@ import { createQuickJSBackend } from '@cordon/backend-quickjs'
 const hostTools = {
   'kv.get': { execute: ({ key }) => store.get(key) ?? null },
   'kv.set': { execute: ({ key, value }) => void store.set(key, value) },
-  'http.fetch': { execute: () => { throw new Error('no network in this example') } },
+  'http.fetch': {
+    execute: () => {
+      throw new Error('no network in this example')
+    },
+  },
 }
 const store = new Map()
 
@@ -35,7 +39,12 @@ for (const from of ['ada', 'grace']) {
   assert.ok(r.ok, JSON.stringify(r))
   console.log(r.value)
 }
-console.log(sandbox.sessions().map(({ id, runs, memoryMb }) => `${id}: ${runs} runs, ${memoryMb} MB cap`).join('\n'))
+console.log(
+  sandbox
+    .sessions()
+    .map(({ id, runs, memoryMb }) => `${id}: ${runs} runs, ${memoryMb} MB cap`)
+    .join('\n'),
+)
 
 // A misbehaving call ends the plugin's session; the host and other plugins are unaffected.
 const hung = await plugin.run('while (true) {}')

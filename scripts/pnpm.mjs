@@ -7,8 +7,12 @@ const version = packageManager.split('@')[1]
 
 export function pnpmCommand() {
   try {
-    const found = execSync('pnpm --version', { stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+    const found = execSync('pnpm --version', { stdio: ['ignore', 'pipe', 'ignore'] })
+      .toString()
+      .trim()
     if (found === version) return 'pnpm'
-  } catch {}
+  } catch {
+    // No pnpm on PATH (or it fails): the pinned one from npx below.
+  }
   return `npx -y pnpm@${version}`
 }

@@ -30,6 +30,8 @@ const packagesOnly = process.argv.includes('--packages-only')
 const steps = [
   // Types are part of the public API: a type error fails the run like a failing test.
   step(`${pnpmCommand()} exec turbo run typecheck --output-logs=errors-only`),
+  // ESLint (type-aware) and Prettier: a finding fails the run like a failing test.
+  step(`${pnpmCommand()} run lint`),
   // What npm would publish: publint and arethetypeswrong on every publishable package.
   step(`${pnpmCommand()} exec turbo run lint:package --output-logs=errors-only`),
   step(`${pnpmCommand()} exec turbo run test --concurrency=1 --continue --output-logs=full`),
@@ -40,7 +42,11 @@ const steps = [
 if (!packagesOnly) {
   // isolated-vm is a native addon built per Node ABI, and the child's permission flags differ
   // by Node line: both native backends' suites run on the newest Node too.
-  steps.push(step('node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --json=test-results/node26.json'))
+  steps.push(
+    step(
+      'node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --json=test-results/node26.json',
+    ),
+  )
   steps.push(step('node packages/select/scripts/runtime-matrix.mjs --json=test-results/runtime-matrix.json'))
 }
 const allStepsOk = steps.every(Boolean)

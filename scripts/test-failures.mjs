@@ -16,5 +16,11 @@ export function failedTests(report, base) {
 function firstLine(text) {
   // eslint-disable-next-line no-control-regex
   const plain = String(text ?? '').replace(/\x1b\[[0-9;]*m/g, '')
-  return plain.split('\n').find((line) => line.trim())?.trim().slice(0, 300) ?? 'no message'
+  return (
+    plain
+      .split('\n')
+      .find((line) => line.trim())
+      ?.trim()
+      .slice(0, 300) ?? 'no message'
+  )
 }

@@ -66,7 +66,8 @@ const version = execFileSync(nodeBin, ['--version']).toString().trim()
 console.log(`testing ${packages.join(', ')} on Node ${version} in ${copy}`)
 
 const filters = packages.map((name) => `--filter=${name}...`).join(' ')
-const ok = sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pnpm} exec turbo run build --output-logs=errors-only ${filters}`)
+const ok =
+  sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pnpm} exec turbo run build --output-logs=errors-only ${filters}`)
 
 let passed = 0
 let failed = 0
@@ -111,6 +112,9 @@ const seconds = ((performance.now() - started) / 1000).toFixed(1)
 console.log(`Node ${version}: ${passed} passed, ${failed} failed in ${seconds}s`)
 if (args.json) {
   mkdirSync(dirname(join(root, args.json)), { recursive: true })
-  writeFileSync(join(root, args.json), JSON.stringify({ node: version, packages, passed, failed, failures, seconds: Number(seconds) }, null, 2))
+  writeFileSync(
+    join(root, args.json),
+    JSON.stringify({ node: version, packages, passed, failed, failures, seconds: Number(seconds) }, null, 2),
+  )
 }
 process.exit(failed === 0 ? 0 : 1)

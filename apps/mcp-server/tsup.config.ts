@@ -1,11 +1,8 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../config/tsup.base.js'
 
-export default defineConfig({
+export default packageBuild({
   entry: ['src/server.ts'],
-  format: ['esm'],
-  clean: true,
-  target: 'es2022',
-  sourcemap: true,
+  dts: false,
   // The bin is this file: an MCP client starts `cordon-mcp` (or `node dist/server.js`) directly.
   banner: { js: '#!/usr/bin/env node' },
 })

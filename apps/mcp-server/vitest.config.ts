@@ -1,14 +1,4 @@
-import { defineConfig } from 'vitest/config'
+import { workspaceTests } from '../../config/vitest.base.js'
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    // The tests start dist/server.js as an MCP client would: build it first when it is stale.
-    globalSetup: ['test/build-server.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 60_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'test-results/vitest.json' },
-    pool: 'forks',
-  },
-})
+// The tests start dist/server.js as an MCP client would: build it first when it is stale.
+export default workspaceTests({ test: { globalSetup: ['test/build-server.ts'], hookTimeout: 60_000, pool: 'forks' } })

@@ -1,10 +1,3 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../config/tsup.base.js'
 
-export default defineConfig({
-  entry: ['src/index.ts'],
-  format: ['esm'],
-  dts: true,
-  clean: true,
-  target: 'es2022',
-  sourcemap: true,
-})
+export default packageBuild({ entry: ['src/index.ts'] })

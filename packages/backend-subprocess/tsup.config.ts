@@ -1,14 +1,10 @@
-import { defineConfig } from 'tsup'
+import { packageBuild } from '../../config/tsup.base.js'
 
-export default defineConfig({
+export default packageBuild({
   // child.js is the child processes' entry: under the permission model it is the only file a
   // child may read, so it must be one self-contained bundle (no shared chunks).
   entry: { index: 'src/index.ts', child: 'src/child/entry.ts' },
-  format: ['esm'],
   platform: 'node',
   dts: { entry: { index: 'src/index.ts' } },
   splitting: false,
-  clean: true,
-  target: 'es2022',
-  sourcemap: true,
 })

@@ -1,16 +1,12 @@
 import { fileURLToPath } from 'node:url'
-import { defineConfig } from 'vitest/config'
+import { workspaceTests } from '../../config/vitest.base.js'
 
-export default defineConfig({
+export default workspaceTests({
   resolve: {
     // The self-tests run against core's source, so they need no build of @cordon/core.
-    alias: { '@cordon/core': fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
-  },
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'test-results/vitest.json' },
+    alias: [
+      { find: /^@cordon\/core\/backend$/, replacement: fileURLToPath(new URL('../core/src/backend/index.ts', import.meta.url)) },
+      { find: /^@cordon\/core$/, replacement: fileURLToPath(new URL('../core/src/index.ts', import.meta.url)) },
+    ],
   },
 })

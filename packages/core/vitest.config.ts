@@ -1,11 +1,3 @@
-import { defineConfig } from 'vitest/config'
+import { workspaceTests } from '../../config/vitest.base.js'
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.ts'],
-    testTimeout: 30_000,
-    hookTimeout: 30_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'test-results/vitest.json' },
-  },
-})
+export default workspaceTests()

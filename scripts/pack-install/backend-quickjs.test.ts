@@ -7,6 +7,10 @@ describeBackendAlone({
   // @cordon/core's README and the root README show their examples on QuickJS too.
   alsoRuns: [
     { name: "@cordon/core's README", readme: 'node_modules/@cordon/core/README.md', prints: /^2\n$/ },
-    { name: 'the root README', readme: fileURLToPath(new URL('../../README.md', import.meta.url)), prints: /^30 \[ \{ level: 'log', message: '3' \} \]\n$/ },
+    {
+      name: 'the root README',
+      readme: fileURLToPath(new URL('../../README.md', import.meta.url)),
+      prints: /^30 \[ \{ level: 'log', message: '3' \} \]\n$/,
+    },
   ],
 })

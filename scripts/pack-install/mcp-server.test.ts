@@ -52,7 +52,10 @@ describe('cordon-mcp from its tarball, over HTTP', () => {
     })
     // The demo upstream from the repo's tests; it imports the SDK and zod cordon-mcp brought along.
     for (const file of ['upstream-server.mjs', 'demo-tools.mjs']) cpSync(join(app, 'test', 'fixtures', file), join(consumer.dir, file))
-    writeFileSync(join(consumer.dir, 'cordon-mcp.json'), JSON.stringify({ backend: 'quickjs', mcpServers: { demo: { command: 'node', args: ['./upstream-server.mjs'] } } }))
+    writeFileSync(
+      join(consumer.dir, 'cordon-mcp.json'),
+      JSON.stringify({ backend: 'quickjs', mcpServers: { demo: { command: 'node', args: ['./upstream-server.mjs'] } } }),
+    )
     writeFileSync(join(consumer.dir, 'client.mjs'), CLIENT)
   })
 
@@ -65,7 +68,11 @@ describe('cordon-mcp from its tarball, over HTTP', () => {
 
   it('starts with --http on 127.0.0.1 and serves the SDK client with the token', async () => {
     const bin = join(consumer.dir, 'node_modules', '.bin', 'cordon-mcp')
-    server = spawn(bin, ['--config', 'cordon-mcp.json', '--http', '127.0.0.1:0'], { cwd: consumer.dir, env: userEnv({ CORDON_MCP_TOKEN: token }), stdio: ['ignore', 'ignore', 'pipe'] })
+    server = spawn(bin, ['--config', 'cordon-mcp.json', '--http', '127.0.0.1:0'], {
+      cwd: consumer.dir,
+      env: userEnv({ CORDON_MCP_TOKEN: token }),
+      stdio: ['ignore', 'ignore', 'pipe'],
+    })
     server.stderr!.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
     const exited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)))
     const url = await Promise.race([

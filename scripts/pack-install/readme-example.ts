@@ -24,7 +24,13 @@ export function toCjs(source: string): string {
   const lines = source.split('\n')
   const imports = lines.filter((line) => line.startsWith('import '))
   const body = lines.filter((line) => !line.startsWith('import '))
-  const wrapped = [...imports, 'async function main() {', ...body, '}', 'main().catch((error) => { console.error(error); process.exitCode = 1 })']
+  const wrapped = [
+    ...imports,
+    'async function main() {',
+    ...body,
+    '}',
+    'main().catch((error) => { console.error(error); process.exitCode = 1 })',
+  ]
   return transpile(wrapped.join('\n'), ts.ModuleKind.CommonJS)
 }
 

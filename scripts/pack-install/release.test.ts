@@ -18,7 +18,10 @@ const sh = (command: string, cwd: string) => run('sh', ['-c', command], cwd, use
 // commit with no local base branch; then the status runs in a throwaway clone whose base branch
 // is that commit (nothing differs from it, and every committed changeset is still read).
 const baseBranch = JSON.parse(readFileSync(join(repo, '.changeset/config.json'), 'utf8')).baseBranch as string
-const git = (args: string[], cwd: string) => execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] }).toString().trim()
+const git = (args: string[], cwd: string) =>
+  execFileSync('git', args, { cwd, stdio: ['ignore', 'pipe', 'ignore'] })
+    .toString()
+    .trim()
 function statusCheckout(): string {
   try {
     git(['rev-parse', '--verify', '--quiet', `${baseBranch}^{commit}`], repo)
@@ -30,12 +33,15 @@ function statusCheckout(): string {
     return clone
   }
 }
-const manifest = (dir: string, pkg: string) => JSON.parse(readFileSync(join(dir, 'packages', pkg.replace('@cordon/', ''), 'package.json'), 'utf8'))
+const manifest = (dir: string, pkg: string) =>
+  JSON.parse(readFileSync(join(dir, 'packages', pkg.replace('@cordon/', ''), 'package.json'), 'utf8'))
 
 // What each package's next version must be: its largest requested bump; dependents of a
 // released package get a patch (updateInternalDependencies), never more.
 const requested = requestedBumps(join(repo, '.changeset'))
-const expected = Object.fromEntries(publishable.map((pkg) => [pkg, bumpVersion(manifest(repo, pkg).version, requested.get(pkg)?.bump ?? 'patch')]))
+const expected = Object.fromEntries(
+  publishable.map((pkg) => [pkg, bumpVersion(manifest(repo, pkg).version, requested.get(pkg)?.bump ?? 'patch')]),
+)
 
 describe('changesets', () => {
   it('`changeset status` is clean and plans exactly the requested bumps', async () => {
@@ -86,21 +92,30 @@ describe('changesets', () => {
       }
     })
 
-    it('`pnpm -r publish --dry-run` publishes each package with only dist, README, CHANGELOG, package.json and LICENSE', { timeout: 180_000 }, async () => {
-      // pnpm resolves `workspace:` ranges through the installed links. Not frozen: the lockfile is
-      // checked by bootstrap's install, and here only the links matter.
-      const install = await sh(`${pnpmCommand()} install --no-frozen-lockfile --prefer-offline --ignore-scripts --reporter=silent`, copy)
-      expect(install.code, install.stdout + install.stderr).toBe(0)
-      // --force: list the tarballs even once these versions are on the registry.
-      const publish = await sh(`${pnpmCommand()} -r publish --dry-run --no-git-checks --force 2>&1`, copy)
-      expect(publish.code, publish.stdout).toBe(0)
-      const listed = tarballContents(publish.stdout)
-      expect(Object.keys(listed).sort()).toEqual(publishable.map((pkg) => `${pkg}@${expected[pkg]}`))
-      for (const [pkg, files] of Object.entries(listed)) {
-        expect(files.filter((f) => !shipped.test(f)), pkg).toEqual([])
-        expect(files, pkg).toEqual(expect.arrayContaining(['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']))
-      }
-    })
+    it(
+      '`pnpm -r publish --dry-run` publishes each package with only dist, README, CHANGELOG, package.json and LICENSE',
+      { timeout: 180_000 },
+      async () => {
+        // pnpm resolves `workspace:` ranges through the installed links. Not frozen: the lockfile is
+        // checked by bootstrap's install, and here only the links matter.
+        const install = await sh(`${pnpmCommand()} install --no-frozen-lockfile --prefer-offline --ignore-scripts --reporter=silent`, copy)
+        expect(install.code, install.stdout + install.stderr).toBe(0)
+        // --force: list the tarballs even once these versions are on the registry.
+        const publish = await sh(`${pnpmCommand()} -r publish --dry-run --no-git-checks --force 2>&1`, copy)
+        expect(publish.code, publish.stdout).toBe(0)
+        const listed = tarballContents(publish.stdout)
+        expect(Object.keys(listed).sort()).toEqual(publishable.map((pkg) => `${pkg}@${expected[pkg]}`))
+        for (const [pkg, files] of Object.entries(listed)) {
+          expect(
+            files.filter((f) => !shipped.test(f)),
+            pkg,
+          ).toEqual([])
+          expect(files, pkg).toEqual(
+            expect.arrayContaining(['README.md', 'CHANGELOG.md', 'package.json', 'LICENSE', 'dist/index.js', 'dist/index.d.ts']),
+          )
+        }
+      },
+    )
   })
 })
 

@@ -9,7 +9,7 @@ export interface TarballInfo {
   /** Paths inside the package, sorted (`dist/index.js`, `package.json`, …). */
   files: string[]
   unpackedBytes: number
-  manifest: Record<string, any>
+  manifest: Record<string, unknown>
   text(file: string): string
 }
 
@@ -18,7 +18,7 @@ export function readTarball(path: string): TarballInfo {
   const contents = new Map<string, Buffer>()
   const field = (start: number, length: number) => tar.toString('utf8', start, start + length).replace(/\0.*$/s, '')
   // ustar: 512-byte header (name at 0, octal size at 124, type at 156, prefix at 345), data in 512-byte blocks.
-  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0; ) {
+  for (let at = 0; at + 512 <= tar.length && tar[at] !== 0;) {
     const prefix = field(at + 345, 155)
     const name = (prefix ? `${prefix}/` : '') + field(at, 100)
     const size = parseInt(field(at + 124, 12).trim() || '0', 8)

@@ -61,7 +61,10 @@ describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
       // TypeScript's scanner: string-literal imports and import() only, never comments or strings.
       for (const { fileName } of ts.preProcessFile(text(path), true, true).importedFiles) {
         if (fileName.startsWith('.') || fileName.startsWith('node:') || builtinModules.includes(fileName)) continue
-        const pkg = fileName.split('/').slice(0, fileName.startsWith('@') ? 2 : 1).join('/')
+        const pkg = fileName
+          .split('/')
+          .slice(0, fileName.startsWith('@') ? 2 : 1)
+          .join('/')
         if (!declared.has(pkg)) undeclared.push(`${path}: ${fileName}`)
       }
     }

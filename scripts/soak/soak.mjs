@@ -82,7 +82,10 @@ async function soak(name) {
 }
 
 const reports = []
-for (const name of args.backends.split(',').map((s) => s.trim()).filter(Boolean)) {
+for (const name of args.backends
+  .split(',')
+  .map((s) => s.trim())
+  .filter(Boolean)) {
   console.error(`soak: ${name}, ${runs} runs`)
   reports.push(await soak(name))
 }
@@ -91,10 +94,15 @@ console.log('| backend | runs | failed | s | RSS growth MB | per 1,000 runs | ch
 console.log('| --- | --- | --- | --- | --- | --- | --- | --- |')
 for (const r of reports) {
   // Only handle types that grew: the script's own stdio pipes are there before and after.
-  const handles = Object.entries(r.resourcesAfterDispose).filter(([type, n]) => n > (r.resourcesBefore[type] ?? 0)).map(([type, n]) => `${type} +${n - (r.resourcesBefore[type] ?? 0)}`).join(', ') || 'none'
-  console.log(`| ${r.backend} | ${r.runs} | ${r.failed} | ${r.seconds} | ${r.rssGrowthMb} | ${r.rssGrowthPer1000Mb} | ${r.processesAfterDispose ?? 'unknown'} | ${handles} |`)
+  const handles =
+    Object.entries(r.resourcesAfterDispose)
+      .filter(([type, n]) => n > (r.resourcesBefore[type] ?? 0))
+      .map(([type, n]) => `${type} +${n - (r.resourcesBefore[type] ?? 0)}`)
+      .join(', ') || 'none'
+  console.log(
+    `| ${r.backend} | ${r.runs} | ${r.failed} | ${r.seconds} | ${r.rssGrowthMb} | ${r.rssGrowthPer1000Mb} | ${r.processesAfterDispose ?? 'unknown'} | ${handles} |`,
+  )
   for (const f of r.failures) console.log(`  ${r.backend} run ${f.index} (${f.program}): ${f.why}`)
 }
 if (args.out) writeFileSync(args.out, `${JSON.stringify({ node: process.version, date: new Date().toISOString(), reports }, null, 2)}\n`)
 process.exitCode = reports.some((r) => r.failed > 0 || (r.processesAfterDispose ?? 0) > 0) ? 1 : 0
-

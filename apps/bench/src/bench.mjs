@@ -55,7 +55,8 @@ const failed = rows.filter((r) => r.status === 'failed').length + contenders.fil
 const markdown = toMarkdown(results)
 console.log(markdown)
 progress(`done: ${passed} measured, ${failed} failed`)
-for (const r of rows.filter((r) => r.status === 'failed')) console.error(`FAILED ${r.contender}${r.method ? ` (${r.method})` : ''}: ${r.reason}`)
+for (const r of rows.filter((r) => r.status === 'failed'))
+  console.error(`FAILED ${r.contender}${r.method ? ` (${r.method})` : ''}: ${r.reason}`)
 
 const write = (file, text) => {
   mkdirSync(dirname(file), { recursive: true })

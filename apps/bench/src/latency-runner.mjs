@@ -11,7 +11,8 @@ export function entriesFor(workloadId, contenders, plan) {
     const base = { contenderId: c.id, contender: c.name, engine: c.engine }
     const work = c[workloadId]
     if (c.unavailable) entries.push({ ...base, status: 'unavailable', reason: c.unavailable })
-    else if (plan.mode === 'quick' && c.skipInQuick?.[workloadId]) entries.push({ ...base, status: 'skipped', reason: `left out of --quick: ${c.skipInQuick[workloadId]}` })
+    else if (plan.mode === 'quick' && c.skipInQuick?.[workloadId])
+      entries.push({ ...base, status: 'skipped', reason: `left out of --quick: ${c.skipInQuick[workloadId]}` })
     else if (typeof work === 'function') entries.push({ ...base, method: undefined, run: work, ready: c.ready })
     else if (work && typeof work === 'object') {
       for (const [method, run] of Object.entries(work)) entries.push({ ...base, method, run, ready: c.ready })
@@ -66,7 +67,14 @@ function fail(entry, error) {
 }
 
 function toRow(e) {
-  const row = { contenderId: e.contenderId, contender: e.contender, engine: e.engine, method: e.method, status: e.status ?? 'ok', reason: e.reason }
+  const row = {
+    contenderId: e.contenderId,
+    contender: e.contender,
+    engine: e.engine,
+    method: e.method,
+    status: e.status ?? 'ok',
+    reason: e.reason,
+  }
   if (row.status === 'ok') Object.assign(row, summarize(e.samples), { wallMs: e.spentMs })
   return row
 }

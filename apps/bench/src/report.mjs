@@ -7,7 +7,8 @@ import { WORKLOADS } from './workloads.mjs'
 const RAW_FOR_ENGINE = { quickjs: 'raw-quickjs', ivm: 'raw-ivm', subprocess: 'raw-node-warm' }
 
 const cell = (text) => String(text).replaceAll('|', '\\|')
-const table = (head, rows) => [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n')
+const table = (head, rows) =>
+  [`| ${head.join(' | ')} |`, `| ${head.map(() => '---').join(' | ')} |`, ...rows.map((r) => `| ${r.map(cell).join(' | ')} |`)].join('\n')
 
 function rawMedian(rows, engine) {
   const medians = rows.filter((r) => r.contenderId === RAW_FOR_ENGINE[engine] && r.status === 'ok').map((r) => r.median)
@@ -23,14 +24,25 @@ function latencyTable(workload, rows) {
     if (r.status !== 'ok') return [r.contender, r.method ?? '', statusCell(r), ...(perCall ? [''] : []), '', '', '', '']
     const raw = rawMedian(rows, r.engine)
     const times = raw === undefined || r.contenderId === RAW_FOR_ENGINE[r.engine] ? '' : `${(r.median / raw).toFixed(2)}`
-    return [r.contender, r.method ?? '', formatMs(r.median), ...(perCall ? [perCallUs(r.median).toFixed(1)] : []), formatMs(r.p95), formatRate(r.runsPerSecond), times, String(r.n)]
+    return [
+      r.contender,
+      r.method ?? '',
+      formatMs(r.median),
+      ...(perCall ? [perCallUs(r.median).toFixed(1)] : []),
+      formatMs(r.p95),
+      formatRate(r.runsPerSecond),
+      times,
+      String(r.n),
+    ]
   })
   return `### ${workload.title}\n\n${table(head, body)}`
 }
 
 function throughputTable(rows) {
   const body = rows.map((r) =>
-    r.status === 'ok' ? [r.contender, formatRate(r.runsPerSecond), formatRate(r.overallRunsPerSecond), String(r.runs)] : [r.contender, statusCell(r), '', ''],
+    r.status === 'ok'
+      ? [r.contender, formatRate(r.runsPerSecond), formatRate(r.overallRunsPerSecond), String(r.runs)]
+      : [r.contender, statusCell(r), '', ''],
   )
   return `### ${WORKLOADS.find((w) => w.id === 'W6').title}\n\n${table(['contender', 'runs/s (median batch)', 'runs/s (all batches)', 'runs'], body)}`
 }
@@ -38,7 +50,9 @@ function throughputTable(rows) {
 function rssTable(rows) {
   const mb = (v) => v.toFixed(1)
   const body = rows.map((r) =>
-    r.status === 'ok' ? [r.contender, String(r.runs), mb(r.rssBeforeMb), mb(r.rssAfterMb), r.growthMbPer1000.toFixed(2)] : [r.contender, statusCell(r), '', '', ''],
+    r.status === 'ok'
+      ? [r.contender, String(r.runs), mb(r.rssBeforeMb), mb(r.rssAfterMb), r.growthMbPer1000.toFixed(2)]
+      : [r.contender, statusCell(r), '', '', ''],
   )
   return `### RSS growth of the host process per 1,000 back-to-back W1 runs (slope through GC'd checkpoints)\n\n${table(['contender', 'runs', 'RSS before MB', 'RSS after MB', 'MB per 1,000 runs'], body)}`
 }
@@ -50,7 +64,10 @@ function targetsTable(targets) {
     // A loose upper bound above the limit says nothing either way; the README has the profile.
     return t.upperBound ? 'bound too loose: see README' : '**missed**'
   }
-  return `### Targets\n\n${table(['target', 'measured', 'limit', 'verdict'], targets.map((t) => [t.text, t.shown, `${t.kind} ${t.limit}`, verdict(t)]))}`
+  return `### Targets\n\n${table(
+    ['target', 'measured', 'limit', 'verdict'],
+    targets.map((t) => [t.text, t.shown, `${t.kind} ${t.limit}`, verdict(t)]),
+  )}`
 }
 
 export function toMarkdown(results) {

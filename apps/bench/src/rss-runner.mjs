@@ -51,8 +51,11 @@ export async function measureOne(c, { runs, budgetMs, warmup, warmupBudgetMs = b
 }
 
 export async function measureRss(contenders, plan) {
-  const chosen = contenders.filter((c) => (plan.rss.contenders === undefined || plan.rss.contenders.includes(c.id)) && !c.unavailable && typeof c.W1 === 'function')
-  if (typeof globalThis.gc !== 'function') return chosen.map((c) => ({ contenderId: c.id, contender: c.name, status: 'skipped', reason: 'needs node --expose-gc' }))
+  const chosen = contenders.filter(
+    (c) => (plan.rss.contenders === undefined || plan.rss.contenders.includes(c.id)) && !c.unavailable && typeof c.W1 === 'function',
+  )
+  if (typeof globalThis.gc !== 'function')
+    return chosen.map((c) => ({ contenderId: c.id, contender: c.name, status: 'skipped', reason: 'needs node --expose-gc' }))
   const rows = []
   for (const c of chosen) {
     const row = { contenderId: c.id, contender: c.name, engine: c.engine, status: 'ok' }

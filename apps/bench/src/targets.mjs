@@ -20,21 +20,73 @@ export function checkTargets(results) {
   const m = (w, id) => best(results, w, id)
   const ms = (v) => `${v.toFixed(2)} ms`
   const list = [
-    target('W1-quickjs', 'W1: cordon QuickJS (default pool) ≤ 1.5× raw quickjs-emscripten', ratio(m('W1', 'cordon-quickjs'), m('W1', 'raw-quickjs')), 1.5, '≤'),
-    target('W1-ivm-fresh', 'W1: cordon ivm, fresh isolate per run (poolSize 0) ≤ 1.0× raw isolated-vm', ratio(m('W1', 'cordon-ivm-nopool'), m('W1', 'raw-ivm')), 1.0, '≤'),
+    target(
+      'W1-quickjs',
+      'W1: cordon QuickJS (default pool) ≤ 1.5× raw quickjs-emscripten',
+      ratio(m('W1', 'cordon-quickjs'), m('W1', 'raw-quickjs')),
+      1.5,
+      '≤',
+    ),
+    target(
+      'W1-ivm-fresh',
+      'W1: cordon ivm, fresh isolate per run (poolSize 0) ≤ 1.0× raw isolated-vm',
+      ratio(m('W1', 'cordon-ivm-nopool'), m('W1', 'raw-ivm')),
+      1.0,
+      '≤',
+    ),
     target('W1-ivm-warm', 'W1: cordon ivm, warm pool ≤ 0.5× raw isolated-vm', ratio(m('W1', 'cordon-ivm'), m('W1', 'raw-ivm')), 0.5, '≤'),
     target('W1-subprocess-ms', 'W1: cordon subprocess, warm pool ≤ 3 ms', m('W1', 'cordon-subprocess'), 3, '≤', ms),
-    target('W1-subprocess-spawn', 'W1: cordon subprocess, warm pool ≥ 25× faster than a Node child spawned per run', ratio(m('W1', 'raw-node-spawn'), m('W1', 'cordon-subprocess')), 25, '≥'),
+    target(
+      'W1-subprocess-spawn',
+      'W1: cordon subprocess, warm pool ≥ 25× faster than a Node child spawned per run',
+      ratio(m('W1', 'raw-node-spawn'), m('W1', 'cordon-subprocess')),
+      25,
+      '≥',
+    ),
   ]
-  for (const [id, name] of [['cordon-quickjs', 'QuickJS'], ['cordon-ivm', 'ivm'], ['cordon-subprocess', 'subprocess']]) {
-    list.push(target(`W1-peer-${id}`, `W1: cordon ${name} ≥ 20× faster than @sebastianwessel/quickjs`, ratio(m('W1', 'peer-sebastianwessel'), m('W1', id)), 20, '≥'))
+  for (const [id, name] of [
+    ['cordon-quickjs', 'QuickJS'],
+    ['cordon-ivm', 'ivm'],
+    ['cordon-subprocess', 'subprocess'],
+  ]) {
+    list.push(
+      target(
+        `W1-peer-${id}`,
+        `W1: cordon ${name} ≥ 20× faster than @sebastianwessel/quickjs`,
+        ratio(m('W1', 'peer-sebastianwessel'), m('W1', id)),
+        20,
+        '≥',
+      ),
+    )
   }
   list.push(
-    target('W2-quickjs', 'W2 per call: cordon QuickJS ≤ 1.5× its raw promise bridge', ratio(m('W2', 'cordon-quickjs'), m('W2', 'raw-quickjs')), 1.5, '≤'),
-    target('W2-ivm', 'W2 per call: cordon ivm ≤ 1.0× a raw Reference call with a promise result', ratio(m('W2', 'cordon-ivm'), m('W2', 'raw-ivm')), 1.0, '≤'),
-    target('W2-subprocess', 'W2 per call: cordon subprocess ≤ 1.0× a raw warm child, one IPC round trip per call', ratio(m('W2', 'cordon-subprocess'), m('W2', 'raw-node-warm')), 1.0, '≤'),
+    target(
+      'W2-quickjs',
+      'W2 per call: cordon QuickJS ≤ 1.5× its raw promise bridge',
+      ratio(m('W2', 'cordon-quickjs'), m('W2', 'raw-quickjs')),
+      1.5,
+      '≤',
+    ),
+    target(
+      'W2-ivm',
+      'W2 per call: cordon ivm ≤ 1.0× a raw Reference call with a promise result',
+      ratio(m('W2', 'cordon-ivm'), m('W2', 'raw-ivm')),
+      1.0,
+      '≤',
+    ),
+    target(
+      'W2-subprocess',
+      'W2 per call: cordon subprocess ≤ 1.0× a raw warm child, one IPC round trip per call',
+      ratio(m('W2', 'cordon-subprocess'), m('W2', 'raw-node-warm')),
+      1.0,
+      '≤',
+    ),
   )
-  const raws = [['cordon-quickjs', 'raw-quickjs', 'QuickJS'], ['cordon-ivm', 'raw-ivm', 'ivm'], ['cordon-subprocess', 'raw-node-warm', 'subprocess']]
+  const raws = [
+    ['cordon-quickjs', 'raw-quickjs', 'QuickJS'],
+    ['cordon-ivm', 'raw-ivm', 'ivm'],
+    ['cordon-subprocess', 'raw-node-warm', 'subprocess'],
+  ]
   for (const w of ['W3', 'W4', 'W5']) {
     for (const [id, rawId, name] of raws) {
       const how = w === 'W3' ? 'the raw engine' : "the raw engine's best method"
@@ -43,7 +95,16 @@ export function checkTargets(results) {
   }
   for (const row of results.rss.filter((r) => r.contenderId.startsWith('cordon-'))) {
     const value = row.status === 'ok' ? row.growthMbPer1000 : undefined
-    list.push(target(`rss-${row.contenderId}`, `RSS: ${row.contender} grows ≤ 5 MB per 1,000 W1 runs (${row.runs ?? 0} runs measured)`, value, 5, '≤', (v) => `${v.toFixed(2)} MB`))
+    list.push(
+      target(
+        `rss-${row.contenderId}`,
+        `RSS: ${row.contender} grows ≤ 5 MB per 1,000 W1 runs (${row.runs ?? 0} runs measured)`,
+        value,
+        5,
+        '≤',
+        (v) => `${v.toFixed(2)} MB`,
+      ),
+    )
   }
   list.push({
     upperBound: true,

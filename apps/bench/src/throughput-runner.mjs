@@ -26,7 +26,8 @@ export async function measureThroughput(contenders, plan) {
     const base = { contenderId: c.id, contender: c.name, engine: c.engine }
     if (c.unavailable) rows.push({ ...base, status: 'unavailable', reason: c.unavailable })
     else if (c.W6 !== true || typeof c.W1 !== 'function') rows.push({ ...base, status: 'n/a', reason: 'no W1' })
-    else if (plan.mode === 'quick' && c.skipInQuick?.W6) rows.push({ ...base, status: 'skipped', reason: `left out of --quick: ${c.skipInQuick.W6}` })
+    else if (plan.mode === 'quick' && c.skipInQuick?.W6)
+      rows.push({ ...base, status: 'skipped', reason: `left out of --quick: ${c.skipInQuick.W6}` })
     else {
       const entry = { ...base, status: 'ok', run: c.W1, ready: c.ready, rates: [], runs: 0, spentMs: 0 }
       rows.push(entry)
@@ -46,7 +47,9 @@ export async function measureThroughput(contenders, plan) {
     }
   }
   return rows.map(({ run, ready, rates, spentMs, ...row }) =>
-    row.status === 'ok' ? { ...row, batches: rates.length, runsPerSecond: median(rates), overallRunsPerSecond: (row.runs * 1000) / spentMs } : row,
+    row.status === 'ok'
+      ? { ...row, batches: rates.length, runsPerSecond: median(rates), overallRunsPerSecond: (row.runs * 1000) / spentMs }
+      : row,
   )
 }
 

@@ -12,7 +12,12 @@ export const IN_FLIGHT = 8
 
 export const WORKLOADS = [
   { id: 'W1', title: 'W1 fresh run of `return 1 + 2`', unit: 'run' },
-  { id: 'W2', title: `W2 ${TOOL_CALLS.toLocaleString('en')} sequential \`await host.echo(i)\` in one run`, unit: 'call', perRun: TOOL_CALLS },
+  {
+    id: 'W2',
+    title: `W2 ${TOOL_CALLS.toLocaleString('en')} sequential \`await host.echo(i)\` in one run`,
+    unit: 'call',
+    perRun: TOOL_CALLS,
+  },
   { id: 'W3', title: `W3 recursive \`fib(${FIB_N})\``, unit: 'run' },
   {
     id: 'W4',
@@ -57,7 +62,14 @@ export function bigData() {
   if (bigObject === undefined) {
     const items = []
     for (let i = 0; i < bigItems; i++) {
-      items.push({ id: i, name: `item-${i}`, tags: ['alpha', 'beta'], score: i * 0.5, active: i % 2 === 0, note: 'lorem ipsum dolor sit amet' })
+      items.push({
+        id: i,
+        name: `item-${i}`,
+        tags: ['alpha', 'beta'],
+        score: i * 0.5,
+        active: i % 2 === 0,
+        note: 'lorem ipsum dolor sit amet',
+      })
     }
     bigObject = { items }
     bigJson = JSON.stringify(bigObject)
@@ -83,7 +95,8 @@ export function expectEqual(what, actual, expected) {
 export function checkBigData(value) {
   const items = value?.items
   const n = bigData().items.length
-  if (!Array.isArray(items) || items.length !== n) throw new Error(`W4: expected ${n} items back, got ${Array.isArray(items) ? items.length : typeof items}`)
+  if (!Array.isArray(items) || items.length !== n)
+    throw new Error(`W4: expected ${n} items back, got ${Array.isArray(items) ? items.length : typeof items}`)
   const last = items[n - 1]
   expectEqual('W4 last item', `${last.name}/${last.tags[1]}/${last.score}`, `item-${n - 1}/beta/${(n - 1) * 0.5}`)
 }

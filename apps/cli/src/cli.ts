@@ -2,13 +2,13 @@
 // formatter and loader lives in its own file.
 import { createRequire } from 'node:module'
 import { Command, CommanderError } from 'commander'
-import { doctorCommand } from './doctor-command.js'
+import { doctorCommand, type DoctorFlags } from './doctor-command.js'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
 import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
 import { replCommand } from './repl-command.js'
-import { runCommand } from './run-command.js'
-import { addSandboxFlags } from './run-options.js'
+import { runCommand, type RunFlags } from './run-command.js'
+import { addSandboxFlags, type SandboxFlags } from './run-options.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -38,7 +38,7 @@ function buildProgram(): Command {
       .option('--json', 'print one JSON document (the RunResult plus backend) on stdout, nothing else'),
   )
     .addHelpText('after', `\n${EXIT_CODES_HELP}`)
-    .action(async (file: string | undefined, flags) => {
+    .action(async (file: string | undefined, flags: RunFlags) => {
       process.exitCode = await runCommand(file, flags)
     })
 
@@ -46,12 +46,12 @@ function buildProgram(): Command {
     .command('doctor')
     .description('probe every backend: available or not, why, the fix, capabilities, probe time')
     .option('--json', 'print the diagnose() report as JSON')
-    .action(async (flags) => {
+    .action(async (flags: DoctorFlags) => {
       process.exitCode = await doctorCommand(flags)
     })
 
   addSandboxFlags(program.command('repl').description('read programs line by line and run each in a fresh sandbox')).action(
-    async (flags) => {
+    async (flags: SandboxFlags) => {
       process.exitCode = await replCommand(flags)
     },
   )

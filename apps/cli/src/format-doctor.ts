@@ -20,7 +20,11 @@ const STATUS_STYLE: Record<CandidateStatus, Style> = {
  */
 export function formatDiagnosis(report: Diagnosis, paint: Paint): string[] {
   const { runtime } = report
-  const flags = [runtime.platform, runtime.nodeAbi && `ABI ${runtime.nodeAbi}`, runtime.kind === 'node' && (runtime.noNodeSnapshot ? 'with --no-node-snapshot' : 'without --no-node-snapshot')]
+  const flags = [
+    runtime.platform,
+    runtime.nodeAbi && `ABI ${runtime.nodeAbi}`,
+    runtime.kind === 'node' && (runtime.noNodeSnapshot ? 'with --no-node-snapshot' : 'without --no-node-snapshot'),
+  ]
   const lines = [`${paint('bold', 'runtime:')} ${runtimeName(runtime.kind)} ${runtime.version} (${flags.filter(Boolean).join(', ')})`, '']
 
   const header = ['backend', 'status', 'probe ms', 'capabilities'].map((h) => paint('bold', h))

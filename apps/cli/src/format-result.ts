@@ -36,7 +36,10 @@ export function formatRunResult(result: RunResult, program: Program, format: Hum
   const lines: OutputLine[] = result.logs.map(logLine)
   const err = painter(format.colorStderr)
   if (result.stats.logsDropped > 0) {
-    lines.push({ stream: 'stderr', text: err('dim', `(${result.stats.logsDropped} more log entries dropped: over maxLogEntries, see CORDON_MAX_LOG_ENTRIES)`) })
+    lines.push({
+      stream: 'stderr',
+      text: err('dim', `(${result.stats.logsDropped} more log entries dropped: over maxLogEntries, see CORDON_MAX_LOG_ENTRIES)`),
+    })
   }
   if (result.ok) {
     if (result.value !== undefined) lines.push({ stream: 'stdout', text: inspectValue(result.value, format.colorStdout) })

@@ -49,7 +49,9 @@ async function loadOne(spec: string): Promise<ToolSet> {
 
 function checkToolSet(value: unknown, spec: string): ToolSet {
   if (typeof value !== 'object' || value === null || Array.isArray(value)) {
-    throw new UsageError(`--tools module ${spec} must export an object of tools by name, got ${Array.isArray(value) ? 'an array' : String(value)}`)
+    throw new UsageError(
+      `--tools module ${spec} must export an object of tools by name, got ${Array.isArray(value) ? 'an array' : String(value)}`,
+    )
   }
   for (const [name, tool] of Object.entries(value)) {
     if (typeof tool !== 'object' || tool === null || typeof (tool as { execute?: unknown }).execute !== 'function') {

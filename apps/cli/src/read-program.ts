@@ -45,7 +45,8 @@ function plain(text: string, name: string): Program {
 
 async function readStdin(): Promise<string> {
   const chunks: Buffer[] = []
-  for await (const chunk of process.stdin) chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
+  for await (const chunk of process.stdin as AsyncIterable<Buffer | string>)
+    chunks.push(typeof chunk === 'string' ? Buffer.from(chunk) : chunk)
   return Buffer.concat(chunks).toString('utf8')
 }
 

@@ -56,7 +56,12 @@ export async function replCommand(flags: SandboxFlags): Promise<number> {
       if (code.trim() === '.exit') break
       if (code.trim() !== '') {
         running = new AbortController()
-        const result = await sandbox.run(code, { ...limitsFrom(flags), ...(tools && { tools }), ...(globals && { globals }), signal: running.signal })
+        const result = await sandbox.run(code, {
+          ...limitsFrom(flags),
+          ...(tools && { tools }),
+          ...(globals && { globals }),
+          signal: running.signal,
+        })
         running = undefined
         writeLines(formatRunResult(result, { code, source: code, name: '[repl]', lineShift: 0 }, format))
       }

@@ -62,7 +62,10 @@ function wholeNumber(value: string): number {
 }
 
 function commaList(value: string): string[] {
-  return value.split(',').map((name) => name.trim().toLowerCase()).filter((name) => name !== '')
+  return value
+    .split(',')
+    .map((name) => name.trim().toLowerCase())
+    .filter((name) => name !== '')
 }
 
 function collect(value: string, previous: string[] = []): string[] {

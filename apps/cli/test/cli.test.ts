@@ -8,10 +8,21 @@ describe('the cordon command', () => {
   it('--help lists the commands, examples and exit codes', async () => {
     const r = await cordon(['--help'])
     expect(r.code).toBe(0)
-    for (const text of ['run [options] [file]', 'doctor', 'repl', 'Exit codes:', '130  interrupted by Ctrl-C']) expect(r.stdout).toContain(text)
+    for (const text of ['run [options] [file]', 'doctor', 'repl', 'Exit codes:', '130  interrupted by Ctrl-C'])
+      expect(r.stdout).toContain(text)
     const run = await cordon(['run', '--help'])
     expect(run.code).toBe(0)
-    for (const flag of ['--backend', '--timeout', '--memory', '--max-output', '--max-tool-calls', '--globals', '--tools', '--json', 'Exit codes:']) {
+    for (const flag of [
+      '--backend',
+      '--timeout',
+      '--memory',
+      '--max-output',
+      '--max-tool-calls',
+      '--globals',
+      '--tools',
+      '--json',
+      'Exit codes:',
+    ]) {
       expect(run.stdout).toContain(flag)
     }
   })
@@ -40,9 +51,14 @@ describe('the cordon command', () => {
   })
 
   it("the README's commands work as written, from the repo root", async () => {
-    const hello = await cordon(['run', 'examples/hello.ts', '--tools', 'apps/cli/examples/github-tools.mjs', '--globals', 'apps/cli/examples/globals.json'], { cwd: repoRoot })
+    const hello = await cordon(
+      ['run', 'examples/hello.ts', '--tools', 'apps/cli/examples/github-tools.mjs', '--globals', 'apps/cli/examples/globals.json'],
+      { cwd: repoRoot },
+    )
     expect(hello).toMatchObject({ code: 0, stderr: '' })
-    expect(hello.stdout).toBe("fetched 3 issues from acme/app\nbugs: [ 1, 3 ]\n{ total: 3, bugs: 2, firstBug: 'acme/app: crash on start' }\n")
+    expect(hello.stdout).toBe(
+      "fetched 3 issues from acme/app\nbugs: [ 1, 3 ]\n{ total: 3, bugs: 2, firstBug: 'acme/app: crash on start' }\n",
+    )
     const piped = await cordon(['run', '-', '--json'], { cwd: repoRoot, input: '[1, 2, 3].map((n) => n * n)\n' })
     expect(piped.code).toBe(0)
     expect(JSON.parse(piped.stdout)).toMatchObject({ ok: true, value: [1, 4, 9] })

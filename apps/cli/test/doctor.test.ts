@@ -28,7 +28,12 @@ describe('cordon doctor', () => {
     expect(report.runtime).toMatchObject({ kind: 'node', noNodeSnapshot: true })
     expect(report.candidates.map((c: { name: string }) => c.name)).toEqual(['subprocess', 'quickjs', 'ivm'])
     for (const c of report.candidates) {
-      expect(c).toMatchObject({ available: expect.any(Boolean), status: expect.any(String), reason: expect.any(String), probeMs: expect.any(Number) })
+      expect(c).toMatchObject({
+        available: expect.any(Boolean),
+        status: expect.any(String),
+        reason: expect.any(String),
+        probeMs: expect.any(Number),
+      })
     }
     // With --no-node-snapshot added by the CLI, ivm is judged as `cordon run -b ivm` would run it.
     expect(report.candidates.find((c: { name: string }) => c.name === 'ivm').reason).not.toContain('--no-node-snapshot')
@@ -39,6 +44,7 @@ describe('cordon doctor', () => {
     const r = await cordon(['doctor'], { env: { CORDON_CLI_NO_REEXEC: '1', FORCE_COLOR: '1' } })
     expect(r.code).toBe(0)
     expect(r.stdout).toMatch(ANSI)
+    // eslint-disable-next-line no-control-regex -- ANSI colour codes start with the escape character
     const plain = r.stdout.replace(/\u001b\[\d+m/g, '')
     expect(plain).toMatch(/\nivm +unusable +\d+ /)
     expect(plain).toMatch(/\n +isolated-vm needs .*--no-node-snapshot\n +fix: .*--no-node-snapshot/)

@@ -35,7 +35,10 @@ describe('guest errors: exit 1, with the code, the message and where', () => {
   it('lines of a .ts file are the lines of the file (not of the fence the CLI adds)', async () => {
     const r = await cordon(['run', 'runtime.ts', '-b', 'quickjs', '--json'], { cwd: dir })
     expect(r.code).toBe(1)
-    expect(JSON.parse(r.stdout)).toMatchObject({ ok: false, error: { code: 'RUNTIME_ERROR', name: 'TypeError', message: 'bad 1', line: 2 } })
+    expect(JSON.parse(r.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'RUNTIME_ERROR', name: 'TypeError', message: 'bad 1', line: 2 },
+    })
   })
 })
 
@@ -49,7 +52,17 @@ describe('limits: exit 3', () => {
   })
 
   it('MEMORY_LIMIT: a growing array stops at --memory', async () => {
-    const r = await cordon(['run', '-e', 'const a = []; while (true) a.push("x".repeat(1000) + a.length)', '-b', 'quickjs', '-m', '16', '-t', '20000'])
+    const r = await cordon([
+      'run',
+      '-e',
+      'const a = []; while (true) a.push("x".repeat(1000) + a.length)',
+      '-b',
+      'quickjs',
+      '-m',
+      '16',
+      '-t',
+      '20000',
+    ])
     expect(r.code).toBe(3)
     expect(r.stderr).toContain('MEMORY_LIMIT: ')
     expect(r.ms).toBeLessThan(15_000)
@@ -58,8 +71,24 @@ describe('limits: exit 3', () => {
   it('OUTPUT_LIMIT and TOOL_CALL_LIMIT, also in --json', async () => {
     const out = await cordon(['run', '-e', '"x".repeat(100)', '-b', 'quickjs', '--max-output', '50', '--json'])
     expect(out.code).toBe(3)
-    expect(JSON.parse(out.stdout)).toMatchObject({ ok: false, error: { code: 'OUTPUT_LIMIT', limit: { name: 'maxOutputBytes', value: 50 } } })
-    const calls = await cordon(['run', '-e', 'for (let i = 0; i < 5; i++) await github.listIssues({ repo: "r" })', '-b', 'quickjs', '--tools', 'tools.mjs', '--max-tool-calls', '2'], { cwd: dir })
+    expect(JSON.parse(out.stdout)).toMatchObject({
+      ok: false,
+      error: { code: 'OUTPUT_LIMIT', limit: { name: 'maxOutputBytes', value: 50 } },
+    })
+    const calls = await cordon(
+      [
+        'run',
+        '-e',
+        'for (let i = 0; i < 5; i++) await github.listIssues({ repo: "r" })',
+        '-b',
+        'quickjs',
+        '--tools',
+        'tools.mjs',
+        '--max-tool-calls',
+        '2',
+      ],
+      { cwd: dir },
+    )
     expect(calls.code).toBe(3)
     expect(calls.stderr).toContain('TOOL_CALL_LIMIT: ')
   })
@@ -83,7 +112,10 @@ describe('usage errors: exit 2, a message and no stack', () => {
 
   it('bad --globals files', async () => {
     await usage(['run', '-e', '1', '-g', 'bad.json'], /--globals file bad\.json is not valid JSON: /)
-    await usage(['run', '-e', '1', '-g', 'array.json'], '--globals file array.json must hold a JSON object (its keys become globals), got an array')
+    await usage(
+      ['run', '-e', '1', '-g', 'array.json'],
+      '--globals file array.json must hold a JSON object (its keys become globals), got an array',
+    )
     await usage(['run', '-e', '1', '-g', 'nope.json'], 'cannot read --globals file nope.json: no such file')
   })
 
@@ -91,9 +123,18 @@ describe('usage errors: exit 2, a message and no stack', () => {
     await usage(['run', '-e', '1', '--tools', 'nope.mjs'], /--tools module nope\.mjs not found/)
     await usage(['run', '-e', '1', '--tools', 'throws.mjs'], 'could not load --tools module throws.mjs: tools module exploded')
     // Where the syntax error is, which Node's import error leaves out.
-    await usage(['run', '-e', '1', '--tools', 'syntax-tools.mjs'], /SyntaxError: Unexpected identifier 'oops'\n.*syntax-tools\.mjs:2\n {2}a: oops oops\n/)
-    await usage(['run', '-e', '1', '--tools', 'no-execute.mjs'], '--tools module no-execute.mjs: tool a.b must be an object with an execute(args) function')
-    await usage(['run', '-e', '1', '--tools', 'tools.mjs', '--tools', 'tools.mjs'], 'tool github.listIssues is defined by two --tools modules')
+    await usage(
+      ['run', '-e', '1', '--tools', 'syntax-tools.mjs'],
+      /SyntaxError: Unexpected identifier 'oops'\n.*syntax-tools\.mjs:2\n {2}a: oops oops\n/,
+    )
+    await usage(
+      ['run', '-e', '1', '--tools', 'no-execute.mjs'],
+      '--tools module no-execute.mjs: tool a.b must be an object with an execute(args) function',
+    )
+    await usage(
+      ['run', '-e', '1', '--tools', 'tools.mjs', '--tools', 'tools.mjs'],
+      'tool github.listIssues is defined by two --tools modules',
+    )
   })
 
   it('bad flags and values', async () => {
@@ -112,7 +153,12 @@ describe('usage errors: exit 2, a message and no stack', () => {
   it('with --json, a usage error is still one JSON document on stdout', async () => {
     const r = await cordon(['run', 'missing.js', '--json'], { cwd: dir })
     expect(r.code).toBe(2)
-    expect(JSON.parse(r.stdout)).toEqual({ ok: false, backend: null, error: { code: 'INVALID_OPTIONS', message: 'cannot read missing.js: no such file' }, logs: [] })
+    expect(JSON.parse(r.stdout)).toEqual({
+      ok: false,
+      backend: null,
+      error: { code: 'INVALID_OPTIONS', message: 'cannot read missing.js: no such file' },
+      logs: [],
+    })
   })
 })
 
@@ -125,7 +171,11 @@ describe('backend errors: exit 4', () => {
     expect(r.stderr).toMatch(/^cordon: BACKEND_UNAVAILABLE: .*ivm.*--no-node-snapshot/)
     const json = await cordon(['run', '-e', '1', '--backend', 'ivm', '--json'], { env })
     expect(json.code).toBe(4)
-    expect(JSON.parse(json.stdout)).toMatchObject({ ok: false, backend: null, error: { code: 'BACKEND_UNAVAILABLE', fix: expect.stringContaining('--no-node-snapshot') } })
+    expect(JSON.parse(json.stdout)).toMatchObject({
+      ok: false,
+      backend: null,
+      error: { code: 'BACKEND_UNAVAILABLE', fix: expect.stringContaining('--no-node-snapshot') },
+    })
   })
 
   it('UNSUPPORTED: a sync tool on a backend without sync host calls', async () => {

@@ -76,4 +76,6 @@ export const READY_TOOLS = `export const tools = {
 }
 `
 
+// The escape character is the point: ANSI colour codes start with it.
+// eslint-disable-next-line no-control-regex
 export const ANSI = /\u001b\[\d+m/

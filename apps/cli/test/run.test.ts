@@ -7,8 +7,10 @@ const dir = tempDir({
   // Valid JavaScript with another meaning: as JavaScript, `twice<number>(21)` is a comparison.
   'generic.ts': 'const twice = (x) => x * 2\ntwice<number>(21)\n',
   'typed.ts': 'interface Issue { id: number }\nconst issues: Issue[] = [{ id: 1 }, { id: 2 }]\nissues.length\n',
-  'answer.md': 'Here is the program:\n\n```ts\nconst xs: number[] = [1, 2, 3];\nconsole.log("summing");\nxs.reduce((a, b) => a + b, 0)\n```\n\nIt prints the sum.\n',
-  'issues.js': 'const issues = await github.listIssues({ repo })\nconsole.log(`${issues.length} issues in ${repo}`)\nissues.map((i) => i.id)\n',
+  'answer.md':
+    'Here is the program:\n\n```ts\nconst xs: number[] = [1, 2, 3];\nconsole.log("summing");\nxs.reduce((a, b) => a + b, 0)\n```\n\nIt prints the sum.\n',
+  'issues.js':
+    'const issues = await github.listIssues({ repo })\nconsole.log(`${issues.length} issues in ${repo}`)\nissues.map((i) => i.id)\n',
   'globals.json': '{ "repo": "acme/app" }',
   'tools.mjs': GITHUB_TOOLS,
   'more-tools.mjs': "export const tools = async () => ({ 'math.add': { execute: ({ a, b }) => a + b } })\n",
@@ -48,12 +50,26 @@ describe('cordon run', () => {
   })
 
   it('merges repeated --tools; a module may export `tools` as an async function', async () => {
-    const r = await cordon(['run', '-e', 'await math.add({ a: (await github.listIssues({ repo: "x" })).length, b: 40 })', '--tools', 'tools.mjs', '--tools', 'more-tools.mjs', '-b', 'quickjs'], { cwd: dir })
+    const r = await cordon(
+      [
+        'run',
+        '-e',
+        'await math.add({ a: (await github.listIssues({ repo: "x" })).length, b: 40 })',
+        '--tools',
+        'tools.mjs',
+        '--tools',
+        'more-tools.mjs',
+        '-b',
+        'quickjs',
+      ],
+      { cwd: dir },
+    )
     expect(r).toMatchObject({ code: 0, stdout: '42\n' })
   })
 
   it('--json prints exactly one JSON document: the RunResult plus the backend name', async () => {
-    const program = "console.log('x'); ({ n: 1, big: 10n, when: new Date(0), m: new Map([['k', 1]]), s: new Set([1]), gone: undefined, nan: NaN })"
+    const program =
+      "console.log('x'); ({ n: 1, big: 10n, when: new Date(0), m: new Map([['k', 1]]), s: new Set([1]), gone: undefined, nan: NaN })"
     const r = await cordon(['run', '-e', program, '--json', '-b', 'quickjs'])
     expect(r.code).toBe(0)
     expect(r.stderr).toBe('')

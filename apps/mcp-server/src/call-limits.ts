@@ -28,7 +28,11 @@ export interface CallLimits {
  * (the sandbox's defaults). `enforced` leaves out memoryMb on a backend that cannot enforce
  * it, where asking for it would fail the run as UNSUPPORTED.
  */
-export function limitsForCall(ceilings: ResolvedLimits, requested: Partial<Record<PerCallLimit, number>>, enforced: readonly PerCallLimit[]): CallLimits {
+export function limitsForCall(
+  ceilings: ResolvedLimits,
+  requested: Partial<Record<PerCallLimit, number>>,
+  enforced: readonly PerCallLimit[],
+): CallLimits {
   const limits: Partial<Limits> = {}
   const notes: string[] = []
   for (const name of PER_CALL_LIMITS) {

@@ -89,7 +89,9 @@ export function parseInvocation(argv: readonly string[], env: NodeJS.ProcessEnv)
   const configFile = values.config ?? (fromEnv === '' ? undefined : fromEnv)
   const discoveryThreshold = wholeNumber(values['discovery-threshold'], '--discovery-threshold', DEFAULT_DISCOVERY_THRESHOLD, 0)
 
-  const httpOnly = (['stateless', 'max-sessions', 'max-runs-per-client', 'session-idle-ms'] as const).filter((name) => values[name] !== undefined)
+  const httpOnly = (['stateless', 'max-sessions', 'max-runs-per-client', 'session-idle-ms'] as const).filter(
+    (name) => values[name] !== undefined,
+  )
   if (values.http === undefined) {
     if (httpOnly.length > 0) throw new UsageError(`--${httpOnly[0]} only applies with --http <host:port>`)
     return { kind: 'serve', configFile, http: undefined, discoveryThreshold }
@@ -124,7 +126,9 @@ export function parseListenAddress(text: string): { host: string; port: number }
   const host = match?.[1] ?? match?.[2]
   const port = Number(match?.[3])
   if (match === null || host === undefined || !(port >= 0 && port <= 65_535)) {
-    throw new UsageError(`--http expects <host>:<port> (e.g. 127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080; port 0 picks a free one), got "${text}"`)
+    throw new UsageError(
+      `--http expects <host>:<port> (e.g. 127.0.0.1:8080, [::1]:8080, 0.0.0.0:8080; port 0 picks a free one), got "${text}"`,
+    )
   }
   if (match[1] !== undefined && isIP(host) !== 6) throw new UsageError(`--http: "${host}" in brackets is not an IPv6 address`)
   return { host, port }

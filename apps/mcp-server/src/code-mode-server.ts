@@ -69,7 +69,12 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
         const limit = options.runGate!.limit
         return {
           isError: true,
-          content: [{ type: 'text', text: `TOO_MANY_RUNS: this client already has ${limit} ${RUN_TOOL} calls in flight, the most this server allows; wait for one to finish` }],
+          content: [
+            {
+              type: 'text',
+              text: `TOO_MANY_RUNS: this client already has ${limit} ${RUN_TOOL} calls in flight, the most this server allows; wait for one to finish`,
+            },
+          ],
         }
       }
       try {
@@ -120,7 +125,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ tools, namespace }): Promise<CallToolResult> => {
+    ({ tools, namespace }): CallToolResult => {
       if (tools !== undefined && tools.length > 0) {
         const { text, missing } = options.declarations.forTools(tools)
         const blocks = text === '' ? [] : [{ type: 'text' as const, text }]
@@ -151,10 +156,17 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       },
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
-    async ({ query, limit = 10 }): Promise<CallToolResult> => {
+    ({ query, limit = 10 }): CallToolResult => {
       const hits = searchTools(options.namespaces, query, limit)
       if (hits.length === 0) {
-        return { content: [{ type: 'text', text: `No tool matches "${query}". Try other words, or ${DECLARATIONS_TOOL} for a whole namespace. Namespaces: ${namespaceList}.` }] }
+        return {
+          content: [
+            {
+              type: 'text',
+              text: `No tool matches "${query}". Try other words, or ${DECLARATIONS_TOOL} for a whole namespace. Namespaces: ${namespaceList}.`,
+            },
+          ],
+        }
       }
       const lines = hits.map(({ label, tool }) => `- ${label}: ${firstLine(tool.title ?? tool.description)}`)
       const next = `Types: ${DECLARATIONS_TOOL}({ tools: [${hits.map(({ label }) => JSON.stringify(label)).join(', ')}] })`
@@ -170,7 +182,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       description: `TypeScript declarations of the tools available inside ${RUN_TOOL}.`,
       mimeType: 'text/typescript',
     },
-    async (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/typescript', text: options.declarations.all }] }),
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/typescript', text: options.declarations.all }] }),
   )
   return server
 }
@@ -181,7 +193,9 @@ function runInputShape(ceilings: ResolvedLimits) {
   return {
     code: z
       .string()
-      .describe('The program, JavaScript or TypeScript (a markdown code fence is fine). Its last expression, or a top-level `return`, is the result.'),
+      .describe(
+        'The program, JavaScript or TypeScript (a markdown code fence is fine). Its last expression, or a top-level `return`, is the result.',
+      ),
     timeoutMs: limit('timeoutMs', 1, 'Wall-clock limit in milliseconds, including time spent waiting on tools,'),
     memoryMb: limit('memoryMb', 8, 'Memory limit in MB'),
     maxToolCalls: limit('maxToolCalls', 0, 'Most tool calls the program may make'),

@@ -48,13 +48,18 @@ const upstreamSchema = z
   .superRefine((entry, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
     if (entry.url === undefined) {
-      if (entry.command === undefined) problem('command', 'Invalid input: expected string, received undefined (an upstream needs "command" to start it over stdio, or "url" to reach it over HTTP)')
+      if (entry.command === undefined)
+        problem(
+          'command',
+          'Invalid input: expected string, received undefined (an upstream needs "command" to start it over stdio, or "url" to reach it over HTTP)',
+        )
       if (entry.headers !== undefined) problem('headers', '"headers" are for an upstream reached over HTTP ("url")')
       if (entry.type !== undefined && entry.type !== 'stdio') problem('type', `"type": "${entry.type}" needs "url"`)
       return
     }
     if (entry.command !== undefined) problem('url', 'give either "command" (stdio) or "url" (HTTP), not both')
-    for (const key of ['args', 'env', 'cwd'] as const) if (entry[key] !== undefined) problem(key, `"${key}" is for an upstream started with "command"; this one has "url"`)
+    for (const key of ['args', 'env', 'cwd'] as const)
+      if (entry[key] !== undefined) problem(key, `"${key}" is for an upstream started with "command"; this one has "url"`)
     if (entry.type === 'stdio') problem('type', '"type": "stdio" needs "command", not "url"')
   })
 

@@ -33,7 +33,9 @@ interface ToolDeclaration {
 /** Generated once at startup: the upstream tools do not change while the server runs. */
 export async function declarationsFor(namespaces: readonly GuestNamespace[]): Promise<Declarations> {
   const withTools = namespaces.filter((ns) => ns.tools.length > 0)
-  const declared = await Promise.all(withTools.map(async (ns) => ({ ns, tools: await Promise.all(ns.tools.map((tool) => toolDeclaration(ns, tool))) })))
+  const declared = await Promise.all(
+    withTools.map(async (ns) => ({ ns, tools: await Promise.all(ns.tools.map((tool) => toolDeclaration(ns, tool))) })),
+  )
   const blocks = declared.map(({ ns, tools }) => namespaceBlock(ns, tools))
   return {
     all: blocks.join('\n\n'),
@@ -56,7 +58,10 @@ export async function declarationsFor(namespaces: readonly GuestNamespace[]): Pr
 async function toolDeclaration(namespace: GuestNamespace, tool: GuestTool): Promise<ToolDeclaration> {
   const base = pascalCase(tool.guestName)
   const input = await typeFor(tool.inputSchema, `${base}Input`, `${namespace.name}.${tool.guestName} input`)
-  const output = tool.outputSchema === undefined ? undefined : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
+  const output =
+    tool.outputSchema === undefined
+      ? undefined
+      : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
   return {
     tool,
     signature: [...docComment(tool), `  function ${tool.guestName}(args: ${input.reference}): Promise<${output?.reference ?? 'unknown'}>;`],
@@ -88,7 +93,7 @@ async function typeFor(schema: Record<string, unknown>, name: string, what: stri
   // The root `title` would replace our name for the interface; keep the name predictable.
   const { title: _title, ...untitled } = structuredClone(schema)
   try {
-    const text = await compile(untitled as Parameters<typeof compile>[0], name, {
+    const text = await compile(untitled, name, {
       bannerComment: '',
       // Read for docs, not enforced here (cordon validates with the real schema): leave out
       // the `[k: string]: unknown` noise that open objects would add to every interface.

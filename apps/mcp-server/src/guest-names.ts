@@ -1,17 +1,11 @@
+import { RESERVED_WORDS } from '@cordon/core'
+
 /**
  * MCP tool names may contain `-` and `.` (`get-issue`, `issues.list`) or be words JavaScript
  * reserves (`delete`); in the sandbox each must be one plain identifier after the namespace.
  * Other characters become `_`, a leading digit gets a `_` before it, a reserved word a `_`
  * after it. The declarations show the original name wherever it differs.
  */
-const RESERVED_WORDS = new Set([
-  'await', 'break', 'case', 'catch', 'class', 'const', 'continue', 'debugger', 'default', 'delete', 'do',
-  'else', 'enum', 'export', 'extends', 'false', 'finally', 'for', 'function', 'if', 'import', 'in',
-  'instanceof', 'let', 'new', 'null', 'return', 'static', 'super', 'switch', 'this', 'throw', 'true', 'try',
-  'typeof', 'var', 'void', 'while', 'with', 'yield', 'implements', 'interface', 'package', 'private',
-  'protected', 'public',
-])
-
 export function guestIdentifier(toolName: string): string {
   let name = toolName.replace(/[^A-Za-z0-9_$]/g, '_')
   if (name === '' || /^[0-9]/.test(name)) name = `_${name}`

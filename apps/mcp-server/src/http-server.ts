@@ -62,7 +62,12 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     const path = new URL(req.url ?? '/', 'http://localhost').pathname
     if (path !== MCP_PATH) return reply(res, 404, -32000, `Not found: the MCP endpoint is ${MCP_PATH}`)
     if (checkHost && !loopbackHostHeader(req.headers.host)) {
-      return reply(res, 403, -32000, `Forbidden: Host "${req.headers.host ?? ''}" is not a loopback host (this server listens on ${options.host})`)
+      return reply(
+        res,
+        403,
+        -32000,
+        `Forbidden: Host "${req.headers.host ?? ''}" is not a loopback host (this server listens on ${options.host})`,
+      )
     }
     if (expectedDigest !== undefined && !bearerMatches(req.headers.authorization, expectedDigest)) {
       res.setHeader('WWW-Authenticate', 'Bearer realm="cordon-mcp"')
@@ -90,7 +95,8 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
     const sessionId = req.headers['mcp-session-id']
     if (typeof sessionId === 'string') {
       const session = sessions.get(sessionId)
-      if (session === undefined) return reply(res, 404, -32001, 'Session not found: it ended or never existed; start a new one with initialize')
+      if (session === undefined)
+        return reply(res, 404, -32001, 'Session not found: it ended or never existed; start a new one with initialize')
       session.lastSeen = Date.now()
       session.requestsInFlight++
       try {
@@ -101,10 +107,16 @@ export async function serveHttp(options: HttpServeOptions): Promise<RunningHttpS
       }
       return
     }
-    if (req.method !== 'POST') return reply(res, 400, -32000, 'Bad request: no Mcp-Session-Id header; start a session with an initialize POST')
+    if (req.method !== 'POST')
+      return reply(res, 400, -32000, 'Bad request: no Mcp-Session-Id header; start a session with an initialize POST')
     if (sessions.size + opening >= options.maxSessions) {
       res.setHeader('Retry-After', '5')
-      return reply(res, 503, -32000, `Too many sessions: this server holds at most ${options.maxSessions} (--max-sessions); close one or retry later`)
+      return reply(
+        res,
+        503,
+        -32000,
+        `Too many sessions: this server holds at most ${options.maxSessions} (--max-sessions); close one or retry later`,
+      )
     }
     const server = options.newServer(createRunGate(options.maxRunsPerClient))
     const transport: StreamableHTTPServerTransport = new StreamableHTTPServerTransport({

@@ -32,7 +32,8 @@ function objectValue(value: object): unknown {
   const out: Record<string, unknown> = {}
   for (const [key, item] of Object.entries(value)) {
     // defineProperty: a `__proto__` key from the guest stays an ordinary key.
-    if (item !== undefined) Object.defineProperty(out, key, { value: jsonValue(item), enumerable: true, writable: true, configurable: true })
+    if (item !== undefined)
+      Object.defineProperty(out, key, { value: jsonValue(item), enumerable: true, writable: true, configurable: true })
   }
   return out
 }

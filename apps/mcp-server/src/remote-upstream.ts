@@ -79,7 +79,9 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
         return { client, kind, tools }
       } catch (error) {
         await client.close().catch(() => undefined)
-        throw deadline.aborted ? new Error(`it did not finish the MCP handshake and list its tools within ${config.startupTimeoutMs} ms (startupTimeoutMs)`) : error
+        throw deadline.aborted
+          ? new Error(`it did not finish the MCP handshake and list its tools within ${config.startupTimeoutMs} ms (startupTimeoutMs)`)
+          : error
       }
     }
     if (config.type === 'sse') return open('sse')
@@ -154,7 +156,9 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
         }
         const before = tools.map((tool) => tool.name).join('\n')
         if (current.tools.map((tool) => tool.name).join('\n') !== before) {
-          log(`upstream server "${name}" lists different tools since it came back; the sandbox keeps the ones from startup (restart cordon-mcp to follow the change)`)
+          log(
+            `upstream server "${name}" lists different tools since it came back; the sandbox keeps the ones from startup (restart cordon-mcp to follow the change)`,
+          )
         }
         markUp(current)
         return current
@@ -215,11 +219,14 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
         // The server restarted and no longer knows our session: the call never ran there, so
         // it is sent once more on a new session.
         if (sessionGone(error)) return call(await reconnected())
-        throw new Error(unavailableMessage(name, down))
+        throw new Error(unavailableMessage(name, down), { cause: error })
       }
     },
-    status: (): UpstreamStatus => (down === undefined ? { available: true } : { available: false, reason: `${target} is unreachable (${down}); cordon-mcp is reconnecting` }),
-    onStatusChange: listeners.add,
+    status: (): UpstreamStatus =>
+      down === undefined
+        ? { available: true }
+        : { available: false, reason: `${target} is unreachable (${down}); cordon-mcp is reconnecting` },
+    onStatusChange: (listener) => listeners.add(listener),
     async close() {
       closed = true
       clearInterval(health)
@@ -227,7 +234,8 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
       const current = connection
       connection = undefined
       // Ends the MCP session on the server (DELETE), then closes the transport.
-      if (current?.kind === 'streamable-http') await (current.client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined)
+      if (current?.kind === 'streamable-http')
+        await (current.client.transport as StreamableHTTPClientTransport).terminateSession().catch(() => undefined)
       await current?.client.close()
     },
   }
@@ -235,7 +243,7 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
 
 /** Errors that mean the server was not reached (as opposed to an answer, e.g. invalid params or a timeout). */
 function unreachable(error: unknown): boolean {
-  if (error instanceof McpError) return error.code === ErrorCode.ConnectionClosed
+  if (error instanceof McpError) return error.code === (ErrorCode.ConnectionClosed as number)
   return true
 }
 

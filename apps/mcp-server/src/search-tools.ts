@@ -8,7 +8,28 @@ export interface ToolHit {
 }
 
 /** Words that say nothing about which tool is meant. */
-const STOP_WORDS = new Set(['a', 'an', 'and', 'the', 'to', 'of', 'for', 'in', 'on', 'by', 'with', 'from', 'or', 'is', 'it', 'me', 'my', 'all', 'that', 'this'])
+const STOP_WORDS = new Set([
+  'a',
+  'an',
+  'and',
+  'the',
+  'to',
+  'of',
+  'for',
+  'in',
+  'on',
+  'by',
+  'with',
+  'from',
+  'or',
+  'is',
+  'it',
+  'me',
+  'my',
+  'all',
+  'that',
+  'this',
+])
 
 /**
  * Finds tools by keywords, deterministically: the query and each tool's names, title and

@@ -70,7 +70,8 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
     const what = sandboxOutcome.reason instanceof ConfigError ? 'bad config' : 'no sandbox backend can be used'
     return startupFailed(shutdown, what, sandboxOutcome.reason)
   }
-  if (upstreamsOutcome.status === 'rejected') return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
+  if (upstreamsOutcome.status === 'rejected')
+    return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
   const sandbox = sandboxOutcome.value
   const { upstreams, unavailable } = upstreamsOutcome.value
 

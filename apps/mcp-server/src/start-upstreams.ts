@@ -1,5 +1,6 @@
 import type { Config } from './config-schema.js'
 import { log } from './log.js'
+import { startRemoteUpstream } from './remote-upstream.js'
 import { startUpstream, UpstreamStartError, type StartUpstreamOptions, type Upstream } from './upstream.js'
 
 export interface UnavailableUpstream {
@@ -23,7 +24,12 @@ export async function startUpstreams(config: Config, options: StartUpstreamOptio
     if (entry.disabled) log(`upstream server "${name}" is disabled in the config; skipped`)
     return !entry.disabled
   })
-  const settled = await Promise.allSettled(entries.map(([name, entry]) => startUpstream(name, entry, options)))
+  // A `url` is a remote server reached over HTTP; otherwise a process started over stdio.
+  const settled = await Promise.allSettled(
+    entries.map(([name, entry]) =>
+      entry.url === undefined ? startUpstream(name, entry, options) : startRemoteUpstream(name, entry, options),
+    ),
+  )
 
   const upstreams: Upstream[] = []
   const unavailable: UnavailableUpstream[] = []

@@ -5,7 +5,6 @@ import type { UpstreamConfig } from './config-schema.js'
 import { log } from './log.js'
 import { relayStderr } from './stderr-relay.js'
 import { launchParameters } from './upstream-launch.js'
-import { startRemoteUpstream } from './remote-upstream.js'
 
 export type UpstreamCallResult = Awaited<ReturnType<Client['callTool']>>
 
@@ -62,9 +61,8 @@ export interface StartUpstreamOptions {
   env?: NodeJS.ProcessEnv
 }
 
-/** Starts (stdio) or connects to (url) one upstream, runs the MCP handshake and lists every tool, all under `startupTimeoutMs`. */
+/** Starts the process, runs the MCP handshake and lists every tool, all under `startupTimeoutMs`. */
 export async function startUpstream(name: string, config: UpstreamConfig, options: StartUpstreamOptions): Promise<Upstream> {
-  if (config.url !== undefined) return startRemoteUpstream(name, config, options)
   let parameters
   try {
     parameters = launchParameters(config, options.configDirectory, options.env ?? process.env)
@@ -104,7 +102,10 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
     await client.close().catch(() => undefined)
     // The process is gone; its last stderr lines may still be on their way through the pipe.
     await stderr.ended(500)
-    throw new UpstreamStartError(name, startFailureReason(error, parameters.command, config.startupTimeoutMs, deadline.aborted, stderr.tail()))
+    throw new UpstreamStartError(
+      name,
+      startFailureReason(error, parameters.command, config.startupTimeoutMs, deadline.aborted, stderr.tail()),
+    )
   }
 
   ready = true
@@ -125,8 +126,9 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
         timeout: Math.min(timeoutMs, config.callTimeoutMs ?? Number.POSITIVE_INFINITY),
       })
     },
-    status: () => (exited && !closing ? { available: false, reason: 'its process exited; restart cordon-mcp to start it again' } : { available: true }),
-    onStatusChange: listeners.add,
+    status: () =>
+      exited && !closing ? { available: false, reason: 'its process exited; restart cordon-mcp to start it again' } : { available: true },
+    onStatusChange: (listener) => listeners.add(listener),
     async close() {
       closing = true
       // Ends the upstream's stdin, then SIGTERM, then SIGKILL if it still runs (the SDK's escalation).

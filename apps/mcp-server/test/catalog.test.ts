@@ -14,7 +14,11 @@ const sandbox = createSandbox(createQuickJSBackend())
 afterAll(() => sandbox.dispose())
 
 const unusedUpstream = {} as Upstream
-const tool = (guestName: string, inputSchema: Record<string, unknown> = { type: 'object' }): GuestTool => ({ guestName, upstreamName: guestName, inputSchema })
+const tool = (guestName: string, inputSchema: Record<string, unknown> = { type: 'object' }): GuestTool => ({
+  guestName,
+  upstreamName: guestName,
+  inputSchema,
+})
 const namespace = (name: string, tools: GuestTool[]): GuestNamespace => ({ name, info: undefined, upstream: unusedUpstream, tools })
 
 describe('tools cordon refuses', () => {
@@ -34,7 +38,9 @@ describe('tools cordon refuses', () => {
 
 describe('declarations', () => {
   it('fall back to an object type for a schema TypeScript cannot be generated from', async () => {
-    const { all: text } = await declarationsFor([namespace('files', [tool('read', { type: 'object', properties: { path: { $ref: 'https://example.com/path.json' } } })])])
+    const { all: text } = await declarationsFor([
+      namespace('files', [tool('read', { type: 'object', properties: { path: { $ref: 'https://example.com/path.json' } } })]),
+    ])
     expect(text).toContain('function read(args: Record<string, unknown>): Promise<unknown>;')
   })
 })

@@ -66,7 +66,9 @@ describe('per-call limits', () => {
 describe('values as JSON', () => {
   it('convert what JSON lacks and keep a __proto__ key as data', () => {
     const value = JSON.parse('{"__proto__": {"x": 1}}') as object
-    expect(jsonValue({ n: -0, nan: NaN, big: 1n, set: new Set([1]), bytes: new Uint8Array([1, 2]), skip: undefined, err: new RangeError('r') })).toEqual({
+    expect(
+      jsonValue({ n: -0, nan: NaN, big: 1n, set: new Set([1]), bytes: new Uint8Array([1, 2]), skip: undefined, err: new RangeError('r') }),
+    ).toEqual({
       n: 0,
       nan: null,
       big: '1',

@@ -9,7 +9,15 @@ function typeErrors(declarations: string, usage: string): string[] {
     ['/program.ts', `export {}\n${usage}`],
   ])
   // No @types: the guest has no Node globals, only ECMAScript and the declared namespaces.
-  const options: ts.CompilerOptions = { strict: true, noEmit: true, target: ts.ScriptTarget.ES2022, module: ts.ModuleKind.ESNext, lib: ['lib.es2022.d.ts'], types: [], skipLibCheck: true }
+  const options: ts.CompilerOptions = {
+    strict: true,
+    noEmit: true,
+    target: ts.ScriptTarget.ES2022,
+    module: ts.ModuleKind.ESNext,
+    lib: ['lib.es2022.d.ts'],
+    types: [],
+    skipLibCheck: true,
+  }
   const host = ts.createCompilerHost(options)
   const readFile = host.readFile.bind(host)
   host.readFile = (name) => files.get(name) ?? readFile(name)
@@ -49,9 +57,15 @@ describe.each(TRANSPORTS)('declarations over %s', (transport) => {
 
   it('are valid TypeScript that accepts right calls and rejects wrong ones', async () => {
     const declarations = (await callTool(server.client, 'get_declarations', {})).texts[0]!
-    const right = typeErrors(declarations, 'async function f() { const r: { sum: number } = await demo.add({ a: 1, b: 2 }); await store.greet({ name: "x", style: "long" }); return r }')
+    const right = typeErrors(
+      declarations,
+      'async function f() { const r: { sum: number } = await demo.add({ a: 1, b: 2 }); await store.greet({ name: "x", style: "long" }); return r }',
+    )
     expect(right).toEqual([])
-    const wrong = typeErrors(declarations, 'async function f() { await demo.add({ a: "1", b: 2 }); await store.greet({ name: "x", style: "loud" }) }')
+    const wrong = typeErrors(
+      declarations,
+      'async function f() { await demo.add({ a: "1", b: 2 }); await store.greet({ name: "x", style: "loud" }) }',
+    )
     expect(wrong).toHaveLength(2)
   })
 
@@ -77,7 +91,10 @@ describe.each(TRANSPORTS)('declarations over %s', (transport) => {
   })
 
   it('match what the guest can call in both namespaces', async () => {
-    const result = await runJavaScript(server.client, 'const [a, b] = await Promise.all([demo.add({ a: 1, b: 1 }), store.add({ a: 2, b: 2 })])\nreturn a.sum + b.sum')
+    const result = await runJavaScript(
+      server.client,
+      'const [a, b] = await Promise.all([demo.add({ a: 1, b: 1 }), store.add({ a: 2, b: 2 })])\nreturn a.sum + b.sum',
+    )
     expect(result.texts[0]).toBe('6')
   })
 })

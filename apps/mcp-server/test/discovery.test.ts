@@ -51,14 +51,25 @@ async function descriptionFor(count: number, discoveryThreshold?: number): Promi
   const namespaces = catalog(count)
   expect(namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)).toBe(count)
   const declarations = await declarationsFor(namespaces)
-  return runToolDescription({ namespaces, declarations: declarations.all, ceilings: resolveLimits(), unavailable: [], refused: [], ...(discoveryThreshold !== undefined && { discoveryThreshold }) })
+  return runToolDescription({
+    namespaces,
+    declarations: declarations.all,
+    ceilings: resolveLimits(),
+    unavailable: [],
+    refused: [],
+    ...(discoveryThreshold !== undefined && { discoveryThreshold }),
+  })
 }
 
 describe('the run_javascript description size (o200k_base tokens, gpt-tokenizer)', () => {
   const measured: Record<string, number> = {}
   afterAll(() => {
     // The figures for the README and the issue; not asserted beyond the bounds below.
-    process.stderr.write(`run_javascript description tokens: ${Object.entries(measured).map(([n, t]) => `${n} → ${t}`).join(', ')}\n`)
+    process.stderr.write(
+      `run_javascript description tokens: ${Object.entries(measured)
+        .map(([n, t]) => `${n} → ${t}`)
+        .join(', ')}\n`,
+    )
   })
 
   it('embeds the declarations for 5 tools', async () => {
@@ -87,7 +98,7 @@ describe('the run_javascript description size (o200k_base tokens, gpt-tokenizer)
     expect(measured[500]).toBeLessThan(1_500)
     // Without discovery: one line per tool with its description.
     measured['500 without discovery'] = countTokens(await descriptionFor(500, Number.POSITIVE_INFINITY))
-    expect(measured['500 without discovery']).toBeGreaterThan(measured[500]! * 5)
+    expect(measured['500 without discovery']).toBeGreaterThan(measured[500] * 5)
   })
 })
 
@@ -113,7 +124,9 @@ describe.each(TRANSPORTS)('progressive discovery over %s', (transport) => {
 
   beforeAll(async () => {
     // The demo upstream has 7 tools: above a threshold of 3.
-    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs' }), transport, { args: ['--discovery-threshold', '3'] })
+    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs' }), transport, {
+      args: ['--discovery-threshold', '3'],
+    })
   })
   afterAll(async () => {
     await server?.close()

@@ -76,7 +76,12 @@ describe('two stateless replicas behind HAProxy', () => {
       return response
     }
     const client = new Client({ name: 'cordon-mcp-haproxy-test', version: '0.0.0' })
-    await client.connect(new StreamableHTTPClientTransport(new URL(front), { requestInit: { headers: { Authorization: `Bearer ${token}` } }, fetch: recordingFetch }))
+    await client.connect(
+      new StreamableHTTPClientTransport(new URL(front), {
+        requestInit: { headers: { Authorization: `Bearer ${token}` } },
+        fetch: recordingFetch,
+      }),
+    )
     try {
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('run_javascript')
       // Each replica started its own demo upstream: its pid says which replica ran the program.
@@ -91,7 +96,10 @@ describe('two stateless replicas behind HAProxy', () => {
       expect(new Set(pids).size).toBe(2)
       // Every request answered by a replica: POSTs 200/202, the client's GET for a server stream
       // 405 (a stateless server has none, and the SDK client carries on without it).
-      expect(served.every((line) => /^(POST 20[02]|GET 405) replica[12]$/.test(line)), served.join('\n')).toBe(true)
+      expect(
+        served.every((line) => /^(POST 20[02]|GET 405) replica[12]$/.test(line)),
+        served.join('\n'),
+      ).toBe(true)
       // Round robin: this one client's requests were shared evenly between the two replicas.
       const count = (name: string) => served.filter((line) => line.endsWith(name)).length
       expect(count('replica1') + count('replica2')).toBe(served.length)

@@ -18,7 +18,11 @@ export function ensureHaproxy(): string {
     const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' }
     try {
       execFileSync('apt-get', ['update'], { stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 300_000 })
-      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'haproxy'], { stdio: ['ignore', 'ignore', 'pipe'], env, timeout: 300_000 })
+      execFileSync('apt-get', ['install', '-y', '--no-install-recommends', 'haproxy'], {
+        stdio: ['ignore', 'ignore', 'pipe'],
+        env,
+        timeout: 300_000,
+      })
     } catch (error) {
       const stderr = (error as { stderr?: Buffer }).stderr?.toString().trim()
       problems.push(`apt-get failed: ${stderr || (error as Error).message}`)
@@ -27,7 +31,9 @@ export function ensureHaproxy(): string {
     if (installed !== undefined) return installed
     if (problems.length === 0) problems.push('apt-get install -y haproxy succeeded but no haproxy is on PATH')
   }
-  throw new Error(`HAProxy is needed for the load-balancer test and could not be found or installed: ${problems.join('; ')}. Install it (e.g. apt-get install haproxy, brew install haproxy) and run the tests again.`)
+  throw new Error(
+    `HAProxy is needed for the load-balancer test and could not be found or installed: ${problems.join('; ')}. Install it (e.g. apt-get install haproxy, brew install haproxy) and run the tests again.`,
+  )
 }
 
 /** The first executable `command` on PATH, or in /usr/sbin and /sbin (where Debian puts haproxy). */

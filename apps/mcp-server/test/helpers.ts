@@ -78,7 +78,7 @@ export async function connect(
   try {
     await client.connect(stdio)
   } catch (error) {
-    throw new Error(`could not connect to cordon-mcp: ${(error as Error).message}\nits stderr:\n${stderr}`)
+    throw new Error(`could not connect to cordon-mcp: ${(error as Error).message}\nits stderr:\n${stderr}`, { cause: error })
   }
   return { client, stderr: () => stderr, pid: stdio.pid!, close: () => client.close() }
 }
@@ -107,7 +107,10 @@ export async function startHttpServer(
   const token = options.token === null ? undefined : (options.token ?? newToken())
   const env = { ...process.env, ...options.env, ...(token === undefined ? {} : { CORDON_MCP_TOKEN: token }) }
   if (token === undefined) delete env.CORDON_MCP_TOKEN
-  const child = spawn(process.execPath, [SERVER, '--http', options.listen ?? '127.0.0.1:0', ...args], { env, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [SERVER, '--http', options.listen ?? '127.0.0.1:0', ...args], {
+    env,
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
@@ -167,7 +170,10 @@ export interface ProcessExit {
 
 /** Runs cordon-mcp with `args` and stdin closed, and waits for it to exit. */
 export function runServer(args: readonly string[], env: Record<string, string> = {}): Promise<ProcessExit> {
-  const child = spawn(process.execPath, [SERVER, ...args], { env: { PATH: process.env.PATH ?? '', ...env }, stdio: ['pipe', 'pipe', 'pipe'] })
+  const child = spawn(process.execPath, [SERVER, ...args], {
+    env: { PATH: process.env.PATH ?? '', ...env },
+    stdio: ['pipe', 'pipe', 'pipe'],
+  })
   let stdout = ''
   let stderr = ''
   child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))

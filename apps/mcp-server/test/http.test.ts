@@ -2,7 +2,16 @@ import { request } from 'node:http'
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connectHttp, DEMO_UPSTREAM, eventually, runJavaScript, runServer, startHttpServer, writeConfig, type HttpServer } from './helpers.js'
+import {
+  connectHttp,
+  DEMO_UPSTREAM,
+  eventually,
+  runJavaScript,
+  runServer,
+  startHttpServer,
+  writeConfig,
+  type HttpServer,
+} from './helpers.js'
 
 // What only the HTTP transport has: the token, sessions kept apart, per-client limits, the
 // stateless mode. The tool behaviour itself is in the shared tables (run-javascript,
@@ -11,19 +20,32 @@ import { connectHttp, DEMO_UPSTREAM, eventually, runJavaScript, runServer, start
 const CONFIG = { mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 5_000 } }
 
 /** A raw HTTP exchange, for what the SDK client would never send (no token, a foreign Host). */
-function rawPost(url: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
+function rawPost(
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+): Promise<{ status: number; headers: Record<string, string | string[] | undefined>; body: string }> {
   return new Promise((resolve, reject) => {
-    const req = request(url, { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } }, (res) => {
-      let text = ''
-      res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
-      res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
-    })
+    const req = request(
+      url,
+      { method: 'POST', headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream', ...headers } },
+      (res) => {
+        let text = ''
+        res.setEncoding('utf8').on('data', (chunk: string) => (text += chunk))
+        res.on('end', () => resolve({ status: res.statusCode ?? 0, headers: res.headers, body: text }))
+      },
+    )
     req.on('error', reject)
     req.end(JSON.stringify(body))
   })
 }
 
-const INITIALIZE = { jsonrpc: '2.0', id: 1, method: 'initialize', params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } } }
+const INITIALIZE = {
+  jsonrpc: '2.0',
+  id: 1,
+  method: 'initialize',
+  params: { protocolVersion: '2025-06-18', capabilities: {}, clientInfo: { name: 'raw', version: '0' } },
+}
 
 describe('cordon-mcp --http', () => {
   let server: HttpServer
@@ -94,8 +116,10 @@ describe('cordon-mcp --http', () => {
 
     // A fills its one run slot (--max-runs-per-client 1) with a call that waits on the upstream.
     const cancelA = new AbortController()
-    const slowA = a.callTool({ name: 'run_javascript', arguments: { code: 'await demo.slow({ ms: 40000 })' } }, undefined, { signal: cancelA.signal })
-    await eventually(() => server.stderr().includes('[demo] slow: waiting 40000 ms'), 'client A\'s upstream call to start')
+    const slowA = a.callTool({ name: 'run_javascript', arguments: { code: 'await demo.slow({ ms: 40000 })' } }, undefined, {
+      signal: cancelA.signal,
+    })
+    await eventually(() => server.stderr().includes('[demo] slow: waiting 40000 ms'), "client A's upstream call to start")
 
     // A's second run is refused; B is not affected by A's limit.
     const refused = await runJavaScript(a, '1')
@@ -107,14 +131,22 @@ describe('cordon-mcp --http', () => {
     // A cancelling its request ends only A's run.
     cancelA.abort()
     await expect(slowA).rejects.toThrow()
-    await eventually(() => server.stderr().includes('[demo] slow: cancelled before 40000 ms'), 'the upstream to see A\'s cancellation')
+    await eventually(() => server.stderr().includes('[demo] slow: cancelled before 40000 ms'), "the upstream to see A's cancellation")
     expect((await runJavaScript(a, 'typeof globalThis.mine')).texts[0]).toBe('"undefined"')
 
     // A session id reaches only its own session; one that is not live is 404, and ending A leaves B serving.
-    const unknown = await rawPost(server.url, { authorization: `Bearer ${server.token}`, 'mcp-session-id': 'not-a-session', 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 2, method: 'tools/list' })
+    const unknown = await rawPost(
+      server.url,
+      { authorization: `Bearer ${server.token}`, 'mcp-session-id': 'not-a-session', 'mcp-protocol-version': '2025-06-18' },
+      { jsonrpc: '2.0', id: 2, method: 'tools/list' },
+    )
     expect(unknown.status).toBe(404)
     await (a.transport as StreamableHTTPClientTransport).terminateSession()
-    const afterEnd = await rawPost(server.url, { authorization: `Bearer ${server.token}`, 'mcp-session-id': sessionA!, 'mcp-protocol-version': '2025-06-18' }, { jsonrpc: '2.0', id: 3, method: 'tools/list' })
+    const afterEnd = await rawPost(
+      server.url,
+      { authorization: `Bearer ${server.token}`, 'mcp-session-id': sessionA!, 'mcp-protocol-version': '2025-06-18' },
+      { jsonrpc: '2.0', id: 3, method: 'tools/list' },
+    )
     expect(afterEnd.status).toBe(404)
     expect((await runJavaScript(b, '"B still served"')).texts[0]).toBe('"B still served"')
   })
@@ -150,7 +182,10 @@ describe('cordon-mcp --http --stateless', () => {
     try {
       expect((client.transport as StreamableHTTPClientTransport).sessionId).toBeUndefined()
       expect((await client.listTools()).tools.map((tool) => tool.name)).toContain('run_javascript')
-      const result = await runJavaScript(client, 'const [x, y] = await Promise.all([demo.add({ a: 1, b: 2 }), demo.add({ a: 3, b: 4 })])\nx.sum + y.sum')
+      const result = await runJavaScript(
+        client,
+        'const [x, y] = await Promise.all([demo.add({ a: 1, b: 2 }), demo.add({ a: 3, b: 4 })])\nx.sum + y.sum',
+      )
       expect(result.texts[0]).toBe('10')
       const looping = await runJavaScript(client, 'while (true) {}', { timeoutMs: 300 })
       expect(looping.texts[0]).toMatch(/^TIMEOUT: /)

@@ -27,7 +27,10 @@ function install(prefix: string, spec: string, env: NodeJS.ProcessEnv): void {
       timeout: 600_000,
     })
   } catch (error) {
-    throw new Error(`could not install ${spec} with npm into ${prefix}: ${(error as { stderr?: Buffer }).stderr?.toString() ?? (error as Error).message}`)
+    throw new Error(
+      `could not install ${spec} with npm into ${prefix}: ${(error as { stderr?: Buffer }).stderr?.toString() ?? (error as Error).message}`,
+      { cause: error },
+    )
   }
 }
 
@@ -61,7 +64,11 @@ describe(`the MCP Inspector CLI (${INSPECTOR_VERSION}) as the client`, () => {
   beforeAll(() => {
     if (!existsSync(nodeBin)) install(path.join(runtimes, `node${NODE_MAJOR}`), `${nodePackage}@${NODE_MAJOR}`, process.env)
     // Installed by the Node it runs on (its engines field asks for >= 22.19).
-    if (!existsSync(inspector)) install(inspectorHome, `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`, { ...process.env, PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}` })
+    if (!existsSync(inspector))
+      install(inspectorHome, `@modelcontextprotocol/inspector@${INSPECTOR_VERSION}`, {
+        ...process.env,
+        PATH: `${path.dirname(nodeBin)}${path.delimiter}${process.env.PATH}`,
+      })
     config = writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 5_000 } })
   }, 900_000)
 
@@ -84,7 +91,17 @@ describe(`the MCP Inspector CLI (${INSPECTOR_VERSION}) as the client`, () => {
     })
 
     it('gets a TIMEOUT error result for while (true) {}', async () => {
-      const run = await inspect(['--method', 'tools/call', '--tool-name', 'run_javascript', '--tool-arg', 'code=while (true) {}', '--tool-arg', 'timeoutMs=500', ...server()])
+      const run = await inspect([
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'run_javascript',
+        '--tool-arg',
+        'code=while (true) {}',
+        '--tool-arg',
+        'timeoutMs=500',
+        ...server(),
+      ])
       // The inspector prints the result, then exits non-zero for an isError result.
       expect(run.code).not.toBe(0)
       expect(run.stdout).toMatch(/"text": "TIMEOUT: /)
@@ -100,7 +117,19 @@ describe(`the MCP Inspector CLI (${INSPECTOR_VERSION}) as the client`, () => {
     afterAll(() => http?.stop())
 
     it('calls run_javascript', async () => {
-      const run = await inspect([http.url, '--transport', 'http', '--header', `Authorization: Bearer ${http.token}`, '--method', 'tools/call', '--tool-name', 'run_javascript', '--tool-arg', 'code=(await demo.add({ a: 40, b: 2 })).sum'])
+      const run = await inspect([
+        http.url,
+        '--transport',
+        'http',
+        '--header',
+        `Authorization: Bearer ${http.token}`,
+        '--method',
+        'tools/call',
+        '--tool-name',
+        'run_javascript',
+        '--tool-arg',
+        'code=(await demo.add({ a: 40, b: 2 })).sum',
+      ])
       expect(run.code, run.stderr).toBe(0)
       expect(text(run)).toEqual(['42'])
     })

@@ -47,7 +47,10 @@ describe('lifecycle', () => {
       await waitForExit(upstream)
       expect(isAlive(server.pid)).toBe(true)
 
-      const call = await runJavaScript(server.client, 'try { await demo.pid({}); return "answered" } catch (error) { return "failed: " + error.message }')
+      const call = await runJavaScript(
+        server.client,
+        'try { await demo.pid({}); return "answered" } catch (error) { return "failed: " + error.message }',
+      )
       expect(JSON.parse(call.texts[0]!)).toMatch(/^failed: /)
       const { tools } = await server.client.listTools()
       expect(tools.find((tool) => tool.name === 'run_javascript')?.description).toContain(

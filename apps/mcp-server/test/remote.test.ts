@@ -16,7 +16,10 @@ interface Remote {
 
 /** Starts the remote fixture (port 0: any free one) and waits until it listens. */
 async function startRemote(port = 0): Promise<Remote> {
-  const child = spawn(process.execPath, [REMOTE, String(port)], { env: { ...process.env, REMOTE_TOKEN: TOKEN }, stdio: ['ignore', 'ignore', 'pipe'] })
+  const child = spawn(process.execPath, [REMOTE, String(port)], {
+    env: { ...process.env, REMOTE_TOKEN: TOKEN },
+    stdio: ['ignore', 'ignore', 'pipe'],
+  })
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
@@ -60,21 +63,31 @@ describe('remote upstreams', () => {
   const description = async () => (await server.client.listTools()).tools.find((tool) => tool.name === 'run_javascript')!.description!
 
   it('are called over Streamable HTTP, or over HTTP+SSE when the server is older', async () => {
-    const result = await runJavaScript(server.client, 'const [a, b] = await Promise.all([demo.add({ a: 1, b: 2 }), legacy.add({ a: 3, b: 4 })])\nreturn [a.sum, b.sum]')
+    const result = await runJavaScript(
+      server.client,
+      'const [a, b] = await Promise.all([demo.add({ a: 1, b: 2 }), legacy.add({ a: 3, b: 4 })])\nreturn [a.sum, b.sum]',
+    )
     expect(result.isError).toBeFalsy()
     expect(JSON.parse(result.texts[0]!)).toEqual([3, 7])
-    expect(server.stderr()).toContain('upstream server "legacy" does not speak Streamable HTTP (HTTP 405); connected with the older HTTP+SSE transport')
+    expect(server.stderr()).toContain(
+      'upstream server "legacy" does not speak Streamable HTTP (HTTP 405); connected with the older HTTP+SSE transport',
+    )
     expect(await description()).toContain('declare namespace legacy {')
   })
 
   it('one that refuses the token is left out, and the description says why', async () => {
     const text = await description()
-    expect(text).toContain(`- denied: its server failed to start (cannot reach http://127.0.0.1:${remote.port}/mcp: HTTP 401 (check its "headers"`)
+    expect(text).toContain(
+      `- denied: its server failed to start (cannot reach http://127.0.0.1:${remote.port}/mcp: HTTP 401 (check its "headers"`,
+    )
     expect(server.stderr()).toContain('upstream server "denied" failed to start, continuing without it')
   })
 
   it('a call that takes longer than callTimeoutMs fails in the guest, and the upstream stays available', async () => {
-    const result = await runJavaScript(server.client, 'try { await demo.slow({ ms: 20000 }); return "answered" } catch (error) { return error.message }')
+    const result = await runJavaScript(
+      server.client,
+      'try { await demo.slow({ ms: 20000 }); return "answered" } catch (error) { return error.message }',
+    )
     expect(JSON.parse(result.texts[0]!)).toMatch(/timed out/i)
     expect(await description()).not.toContain('unavailable right now')
   })
@@ -83,9 +96,16 @@ describe('remote upstreams', () => {
     const { port } = remote
     await remote.stop()
 
-    const failed = await runJavaScript(server.client, 'try { await demo.add({ a: 1, b: 1 }); return "answered" } catch (error) { return error.message }')
-    expect(JSON.parse(failed.texts[0]!)).toMatch(/^the upstream server "demo" is unavailable \(.+\); cordon-mcp keeps reconnecting, try again later$/)
-    expect(await description()).toMatch(new RegExp(`- demo: unavailable right now, calls to its tools throw \\(http://127\\.0\\.0\\.1:${port}/mcp is unreachable`))
+    const failed = await runJavaScript(
+      server.client,
+      'try { await demo.add({ a: 1, b: 1 }); return "answered" } catch (error) { return error.message }',
+    )
+    expect(JSON.parse(failed.texts[0]!)).toMatch(
+      /^the upstream server "demo" is unavailable \(.+\); cordon-mcp keeps reconnecting, try again later$/,
+    )
+    expect(await description()).toMatch(
+      new RegExp(`- demo: unavailable right now, calls to its tools throw \\(http://127\\.0\\.0\\.1:${port}/mcp is unreachable`),
+    )
     expect(server.stderr()).toContain('upstream server "demo" is unavailable')
 
     // Back by itself (the background reconnect), then the older SSE server on its next call
@@ -93,8 +113,11 @@ describe('remote upstreams', () => {
     remote = await startRemote(port)
     await eventually(() => server.stderr().includes('upstream server "demo" is back (streamable-http)'), 'the background reconnect', 20_000)
     expect(await description()).not.toContain('- demo: unavailable')
-    const back = await runJavaScript(server.client, 'const [a, b] = await Promise.all([demo.add({ a: 20, b: 22 }), legacy.add({ a: 1, b: 1 })])\nreturn [a.sum, b.sum]')
-    expect(back.isError, back.texts.join("\n") + server.stderr()).toBeFalsy()
+    const back = await runJavaScript(
+      server.client,
+      'const [a, b] = await Promise.all([demo.add({ a: 20, b: 22 }), legacy.add({ a: 1, b: 1 })])\nreturn [a.sum, b.sum]',
+    )
+    expect(back.isError, back.texts.join('\n') + server.stderr()).toBeFalsy()
     expect(JSON.parse(back.texts[0]!)).toEqual([42, 2])
     expect(await description()).not.toContain('unavailable right now')
   })
@@ -119,12 +142,20 @@ describe('remote upstream entries cordon-mcp cannot use', () => {
   })
 
   it('a url that is not http(s), or a header with an unset ${VAR}, stops a required upstream with the reason', async () => {
-    const ftp = await runServer(['--config', writeConfig({ backend: 'quickjs', mcpServers: { files: { url: 'ftp://127.0.0.1/mcp', required: true } } })])
+    const ftp = await runServer([
+      '--config',
+      writeConfig({ backend: 'quickjs', mcpServers: { files: { url: 'ftp://127.0.0.1/mcp', required: true } } }),
+    ])
     expect(ftp.code).toBe(1)
     expect(ftp.stderr).toContain('upstream server "files" failed to start: its url "ftp://127.0.0.1/mcp" is not http: or https:')
     const unset = await runServer([
       '--config',
-      writeConfig({ backend: 'quickjs', mcpServers: { gh: { url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${CORDON_MCP_TEST_UNSET}' }, required: true } } }),
+      writeConfig({
+        backend: 'quickjs',
+        mcpServers: {
+          gh: { url: 'http://127.0.0.1:1/mcp', headers: { Authorization: 'Bearer ${CORDON_MCP_TEST_UNSET}' }, required: true },
+        },
+      }),
     ])
     expect(unset.code).toBe(1)
     expect(unset.stderr).toContain('headers.Authorization uses ${CORDON_MCP_TEST_UNSET}, which is not set')

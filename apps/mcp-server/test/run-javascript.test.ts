@@ -7,7 +7,10 @@ describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
   let server: Connection
 
   beforeAll(async () => {
-    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 2_000, maxToolCalls: 20 } }), transport)
+    server = await connect(
+      writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 2_000, maxToolCalls: 20 } }),
+      transport,
+    )
   })
   afterAll(async () => {
     await server?.close()
@@ -44,7 +47,8 @@ describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
   })
 
   it('accepts a fenced TypeScript program with a top-level return, and converts values JSON lacks', async () => {
-    const code = '```ts\nconst echoed: { echoed: number[] } = await demo.echo({ value: [1, 2] })\nreturn { echoed, big: 2n ** 70n, when: new Date(0), pairs: new Map([["a", 1]]) }\n```'
+    const code =
+      '```ts\nconst echoed: { echoed: number[] } = await demo.echo({ value: [1, 2] })\nreturn { echoed, big: 2n ** 70n, when: new Date(0), pairs: new Map([["a", 1]]) }\n```'
     const result = await runJavaScript(server.client, code)
     expect(result.isError).toBeFalsy()
     expect(JSON.parse(result.texts[0]!)).toEqual({
@@ -116,7 +120,9 @@ describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
 
   it('aborts the run and cancels upstream calls when the client cancels its request', async () => {
     const cancel = new AbortController()
-    const call = server.client.callTool({ name: 'run_javascript', arguments: { code: 'await demo.slow({ ms: 45000 })' } }, undefined, { signal: cancel.signal })
+    const call = server.client.callTool({ name: 'run_javascript', arguments: { code: 'await demo.slow({ ms: 45000 })' } }, undefined, {
+      signal: cancel.signal,
+    })
     // Cancel only once the program is waiting on the upstream, so the test means what it says.
     await eventually(() => server.stderr().includes('[demo] slow: waiting 45000 ms'), 'the upstream call to start')
     cancel.abort()

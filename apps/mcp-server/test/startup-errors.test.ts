@@ -77,13 +77,18 @@ describe('an upstream server that fails to start', () => {
     )
     try {
       expect(server.stderr()).toMatch(/upstream server "broken" failed to start, continuing without it: .*Cannot find module/s)
-      expect(server.stderr()).toContain('upstream server "missing" failed to start, continuing without it: the command "cordon-mcp-no-such-command" was not found')
+      expect(server.stderr()).toContain(
+        'upstream server "missing" failed to start, continuing without it: the command "cordon-mcp-no-such-command" was not found',
+      )
       const { tools } = await server.client.listTools()
       const description = tools.find((tool) => tool.name === 'run_javascript')!.description!
       expect(description).toContain('Not available in this session:')
       expect(description).toMatch(/- broken: its server failed to start/)
       expect(description).toMatch(/- missing: its server failed to start \(the command "cordon-mcp-no-such-command" was not found/)
-      const result = await server.client.callTool({ name: 'run_javascript', arguments: { code: '[typeof broken, (await demo.add({ a: 1, b: 1 })).sum]' } })
+      const result = await server.client.callTool({
+        name: 'run_javascript',
+        arguments: { code: '[typeof broken, (await demo.add({ a: 1, b: 1 })).sum]' },
+      })
       expect(result.content).toEqual([{ type: 'text', text: '[\n  "undefined",\n  2\n]' }])
     } finally {
       await server.client.close()
@@ -103,7 +108,10 @@ describe('an upstream server that fails to start', () => {
   })
 
   it('with a ${VAR} that is not set: says which one', async () => {
-    const file = writeConfig({ backend: 'quickjs', mcpServers: { demo: { ...DEMO_UPSTREAM, env: { TOKEN: '${CORDON_MCP_TEST_UNSET}' }, required: true } } })
+    const file = writeConfig({
+      backend: 'quickjs',
+      mcpServers: { demo: { ...DEMO_UPSTREAM, env: { TOKEN: '${CORDON_MCP_TEST_UNSET}' }, required: true } },
+    })
     const run = await runServer(['--config', file])
     expect(run.code).toBe(1)
     expect(run.stderr).toContain('env.TOKEN uses ${CORDON_MCP_TEST_UNSET}, which is not set')

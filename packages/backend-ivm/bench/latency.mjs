@@ -100,7 +100,14 @@ for (const w of workloads) {
   const floor = median(samples[entries[0][0]])
   for (const [name] of entries) {
     const m = median(samples[name])
-    results.push({ workload: w.name, contender: name, medianMs: m, p95Ms: p95(samples[name]), vsRaw: m / floor, runs: samples[name].length })
+    results.push({
+      workload: w.name,
+      contender: name,
+      medianMs: m,
+      p95Ms: p95(samples[name]),
+      vsRaw: m / floor,
+      runs: samples[name].length,
+    })
   }
 }
 await pooled.dispose()

@@ -1,4 +1,4 @@
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import { hardenGuestRealm } from './guest-hardening.js'
 
 /** The file name the boot code is compiled under (it shows in stacks of runtime internals). */

@@ -1,4 +1,4 @@
-import type { BackendCapabilities } from '@cordon/core'
+import type { BackendCapabilities } from '@cordon/core/backend'
 
 /**
  * What the ivm backend guarantees. `survivesGuestOom` is false: isolated-vm disposes an
@@ -6,7 +6,7 @@ import type { BackendCapabilities } from '@cordon/core'
  * in a 16 MB isolate) is a fatal V8 out-of-memory error that aborts the whole process.
  * Sync host calls are plain blocking callbacks from the isolate's thread to the main
  * thread, which never waits on the isolate, so they cannot deadlock. `sessions`: a session
- * keeps one isolate, context and guest runtime for its runs (see ivm-session.ts).
+ * keeps one isolate, context and guest runtime for its runs (see session.ts).
  */
 export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   isolation: 'v8-isolate',

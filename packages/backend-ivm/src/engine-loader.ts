@@ -21,7 +21,7 @@ export function createEngineLoader(
 ): () => Promise<EngineLoad> {
   let loaded: Promise<EngineLoad> | undefined
   return () => {
-    loaded ??= source === undefined ? loadCandidates(candidates, currentProcess()) : loadInjected(source)
+    loaded ??= source === undefined ? Promise.resolve(loadCandidates(candidates, currentProcess())) : loadInjected(source)
     return loaded
   }
 }
@@ -36,7 +36,8 @@ async function loadInjected(source: IsolatedVmSource): Promise<EngineLoad> {
   }
 }
 
-async function loadCandidates(candidates: readonly string[], facts: ProcessFacts): Promise<EngineLoad> {
+/** `require` is synchronous: the candidates are tried in order, right away. */
+function loadCandidates(candidates: readonly string[], facts: ProcessFacts): EngineLoad {
   const require = createRequire(import.meta.url)
   const causes: string[] = []
   for (const name of candidates) {

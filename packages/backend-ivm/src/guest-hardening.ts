@@ -51,7 +51,7 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
     return function (args: unknown[]): unknown[] {
       const options = args[1]
       if (typeof options === 'object' && options !== null && (options as { maxByteLength?: unknown }).maxByteLength !== undefined) {
-        throw new TypeErrorCtor(`${kind} with maxByteLength is not available in this sandbox (it would bypass the memory limit)`)
+        throw new TypeErrorCtor(kind + ' with maxByteLength is not available in this sandbox (it would bypass the memory limit)')
       }
       return [args[0]]
     }
@@ -60,16 +60,19 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
   function guardConstructor(name: string, sanitize?: (args: unknown[]) => unknown[]): void {
     const target = G[name] as (Function & { prototype: object }) | undefined
     if (typeof target !== 'function') return
-    const guarded: Function = new ProxyCtor(target, withoutPrototype({
-      construct(t: Function, args: unknown[], newTarget: Function) {
-        const list = sanitize === undefined ? args : sanitize(args)
-        try {
-          return construct(t, list, newTarget === guarded ? t : newTarget) as object
-        } catch (error) {
-          throw watch(error)
-        }
-      },
-    }))
+    const guarded: Function = new ProxyCtor(
+      target,
+      withoutPrototype({
+        construct(t: Function, args: unknown[], newTarget: Function) {
+          const list = sanitize === undefined ? args : sanitize(args)
+          try {
+            return construct(t, list, newTarget === guarded ? t : newTarget) as object
+          } catch (error) {
+            throw watch(error)
+          }
+        },
+      }),
+    )
     defineProperty(target.prototype, 'constructor', { value: guarded, writable: true, configurable: true, enumerable: false })
     defineProperty(G, name, { value: guarded, writable: true, configurable: true, enumerable: false })
   }
@@ -78,24 +81,37 @@ export function hardenGuestRealm(reportAllocationFailure: () => void): void {
     if (owner === undefined) return
     const descriptor = getOwnPropertyDescriptor(owner, key)
     if (descriptor === undefined || typeof descriptor.value !== 'function') return
-    descriptor.value = new ProxyCtor(descriptor.value as Function, withoutPrototype({
-      apply(t: Function, thisArg: unknown, args: unknown[]) {
-        if (refuse !== undefined) throw new TypeErrorCtor(refuse)
-        try {
-          return apply(t, thisArg, args)
-        } catch (error) {
-          throw watch(error)
-        }
-      },
-    }))
+    descriptor.value = new ProxyCtor(
+      descriptor.value as Function,
+      withoutPrototype({
+        apply(t: Function, thisArg: unknown, args: unknown[]) {
+          if (refuse !== undefined) throw new TypeErrorCtor(refuse)
+          try {
+            return apply(t, thisArg, args)
+          } catch (error) {
+            throw watch(error)
+          }
+        },
+      }),
+    )
     defineProperty(owner, key, descriptor)
   }
 
   delete G.WebAssembly
 
   const typedArrayNames = [
-    'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array', 'Uint32Array',
-    'Float16Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array',
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'Float16Array',
+    'Float32Array',
+    'Float64Array',
+    'BigInt64Array',
+    'BigUint64Array',
   ]
   const TypedArray = getPrototypeOf(Uint8Array) as Function & { prototype: object }
   for (const key of ['from', 'of']) guardMethod(TypedArray, key)

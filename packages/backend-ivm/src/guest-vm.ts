@@ -1,4 +1,4 @@
-import { createHostSwitch, type GuestHost, type HostSwitch } from '@cordon/core'
+import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
@@ -14,12 +14,12 @@ export interface RunHooks {
 
 /**
  * Where the callbacks of one isolate forward to. The isolate and its guest runtime are made
- * once (before the run is known, see isolate-pool.ts, and once for a whole session), so the
- * callbacks are bound to this port and each run plugs its GuestHost and hooks in. Between
+ * once (before the run is known, see pool.ts, and once for a whole session), so the
+ * callbacks are bound to this port and each run plugs its GuestRelay and hooks in. Between
  * runs everything the guest sends is dropped.
  */
-export interface HostPort {
-  attach(host: GuestHost, hooks: RunHooks): void
+export interface RelayPort {
+  attach(relay: GuestRelay, hooks: RunHooks): void
   detach(): void
 }
 
@@ -32,7 +32,7 @@ export interface GuestVm {
   readonly isolate: IvmIsolate
   readonly context: IvmContext
   readonly memoryMb: number
-  readonly port: HostPort
+  readonly port: RelayPort
   readonly install: IvmReference
   readonly start: IvmReference
   readonly settle: IvmReference
@@ -41,28 +41,22 @@ export interface GuestVm {
   dispose(): void
 }
 
-const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
-
 /**
  * `onCatastrophicError`, when given, is registered with isolated-vm so that an error it
  * cannot contain parks the isolate's thread instead of aborting the process; it is called
  * on the main thread, after the run's own handler.
  */
-export async function createGuestVm(
-  ivm: IvmModule,
-  memoryMb: number,
-  onCatastrophicError?: (message: string) => void,
-): Promise<GuestVm> {
-  const hostSwitch: HostSwitch = createHostSwitch()
+export async function createGuestVm(ivm: IvmModule, memoryMb: number, onCatastrophicError?: (message: string) => void): Promise<GuestVm> {
+  const relaySwitch: RelaySwitch = createRelaySwitch()
   let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined
-  const port: HostPort = {
-    attach(host, next) {
-      hostSwitch.attach(host)
+  const port: RelayPort = {
+    attach(relay, next) {
+      relaySwitch.attach(relay)
       hooks = next
     },
     detach() {
-      hostSwitch.attach(undefined)
+      relaySwitch.attach(undefined)
       hooks = undefined
     },
   }
@@ -85,7 +79,7 @@ export async function createGuestVm(
     // handler, and a tool-call flood stopped by maxToolCalls left one parked. log and timer
     // stay synchronous: waiting for the host is what keeps a guest from flooding its queue.
     // The switch drops calls between runs (callSync then answers that the run has ended).
-    const functions = hostSwitch.functions
+    const functions = relaySwitch.functions
     const guarded = <A extends unknown[], R>(fallback: R, fn: (f: typeof functions, ...args: A) => R, sync = true) =>
       new ivm.Callback(
         (...args: A) => {
@@ -101,7 +95,7 @@ export async function createGuestVm(
     const callbacks = [
       guarded(undefined, (f, level: unknown, message: unknown) => f.log(String(level), String(message))),
       guarded(undefined, (f, id: unknown, name: unknown, args: unknown) => f.call(Number(id), String(name), String(args)), false),
-      guarded(ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
+      guarded(RUN_ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
       guarded(undefined, (f, id: unknown, delay: unknown) => f.timer(Number(id), Number(delay))),
       guarded(
         undefined,

@@ -1,4 +1,5 @@
 import { SandboxError } from '@cordon/core'
+import { describeOptionValue } from '@cordon/core/backend'
 import type { IsolatedVmSource } from './engine-loader.js'
 
 export interface IvmBackendOptions {
@@ -54,7 +55,10 @@ export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmO
 function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SandboxError('INVALID_OPTIONS', `createIvmBackend: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `createIvmBackend: ${name} must be an integer from ${min} to ${max}, got ${describeOptionValue(value)}`,
+    )
   }
   return value
 }

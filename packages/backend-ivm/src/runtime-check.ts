@@ -49,6 +49,6 @@ export function missingNoNodeSnapshot(facts: ProcessFacts): string | undefined {
   return (
     `isolated-vm needs Node ${facts.versions.node} to be started with --no-node-snapshot. ` +
     'Fix: run `node --no-node-snapshot app.js`, or set NODE_OPTIONS=--no-node-snapshot ' +
-    '(for vitest: `execArgv: [\'--no-node-snapshot\']` in vitest.config.ts).'
+    "(for vitest: `execArgv: ['--no-node-snapshot']` in vitest.config.ts)."
   )
 }

@@ -27,7 +27,13 @@ export function startWarmUp(): WarmUp {
  * the runs of a session. Resolves once the warm-up's `done` has arrived, so it cannot be
  * mistaken for a later run's.
  */
-export async function warmUp(isolate: IvmIsolate, context: IvmContext, install: IvmReference, start: IvmReference, warming: WarmUp): Promise<void> {
+export async function warmUp(
+  isolate: IvmIsolate,
+  context: IvmContext,
+  install: IvmReference,
+  start: IvmReference,
+  warming: WarmUp,
+): Promise<void> {
   await install.apply(undefined, [WARM_UP_SETUP])
   const script = await isolate.compileScript(WARM_UP_SCRIPT, { filename: 'cordon-warm-up' })
   const main = await script.run(context, { reference: true, release: true })

@@ -71,7 +71,9 @@ describe('loading isolated-vm', () => {
     const notFound = Object.assign(new Error("Cannot find module 'isolated-vm'"), { code: 'MODULE_NOT_FOUND' })
     expect(describeLoadFailure('isolated-vm', notFound)).toBe('not installed')
     const abi = Object.assign(
-      new Error('The module was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 137.'),
+      new Error(
+        'The module was compiled against a different Node.js version using\nNODE_MODULE_VERSION 115. This version of Node.js requires\nNODE_MODULE_VERSION 137.',
+      ),
       { code: 'ERR_DLOPEN_FAILED' },
     )
     expect(describeLoadFailure('isolated-vm', abi)).toMatch(/module version 115, this runtime needs 137/)

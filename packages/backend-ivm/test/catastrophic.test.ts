@@ -31,7 +31,9 @@ function runChild(mode: 'abort' | 'survive'): Promise<{ lines: string[]; signal:
   const options = mode === 'survive' ? "{ onCatastrophicError: (message) => print('CALLBACK', message) }" : '{}'
   const source = CHILD.replace('OPTIONS', options)
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     let out = ''
     const timer = setTimeout(() => child.kill('SIGKILL'), 40_000)
     child.stdout.on('data', (chunk: Buffer) => {

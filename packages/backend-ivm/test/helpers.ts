@@ -1,4 +1,5 @@
-import { createSandbox, type ExecuteRequest, type RunResult, type Sandbox } from '@cordon/core'
+import { createSandbox, type RunResult, type Sandbox } from '@cordon/core'
+import { RunStop, type ExecuteRequest } from '@cordon/core/backend'
 import { createIvmBackend, type IvmBackendOptions } from '../src/index.js'
 
 export function ivmSandbox(options?: IvmBackendOptions): Sandbox {
@@ -27,9 +28,14 @@ export function median(values: number[]): number {
 
 /**
  * A raw ExecuteRequest for driving the backend without core. `body` becomes the body of the
- * async function core would have made of it; `timeoutMs` sets the limit and the deadline.
+ * async function core would have made of it; `timeoutMs` sets the limit and the deadline, which
+ * a RunStop enforces as core's would (its signal aborts then).
  */
-export function rawRequest(body: string, { timeoutMs = 5_000, ...overrides }: Partial<ExecuteRequest> & { timeoutMs?: number } = {}): ExecuteRequest {
+export function rawRequest(
+  body: string,
+  { timeoutMs = 5_000, ...overrides }: Partial<ExecuteRequest> & { timeoutMs?: number } = {},
+): ExecuteRequest {
+  const stop = new RunStop(timeoutMs)
   return {
     script: `(async function () {\n${body}\n})`,
     filename: 'guest.js',
@@ -45,8 +51,8 @@ export function rawRequest(body: string, { timeoutMs = 5_000, ...overrides }: Pa
       maxLogBytes: 10_000,
       maxCodeBytes: 1_048_576,
     },
-    deadline: Date.now() + timeoutMs,
-    signal: new AbortController().signal,
+    deadline: stop.deadline,
+    signal: stop.signal,
     host: { log: () => undefined, callTool: async () => 'null', callToolSync: () => 'null' },
     ...overrides,
   }

@@ -26,7 +26,12 @@ const STOPS: Record<string, [guest: string, options: string, expected: string]> 
  * In session mode the stopped run is a session's (after a run that used a tool), and the host
  * also leaves an idle session and a session whose run awaits a tool open when it ends.
  */
-function runHost(guest: string, options: string, ending: string, sessions = false): Promise<{ out: string; code: number | null; ms: number }> {
+function runHost(
+  guest: string,
+  options: string,
+  ending: string,
+  sessions = false,
+): Promise<{ out: string; code: number | null; ms: number }> {
   const run = sessions
     ? `
 const session = await sandbox.createSession({ tools })
@@ -48,7 +53,9 @@ ${ending}
 `
   const started = Date.now()
   return new Promise((resolve) => {
-    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], { stdio: ['ignore', 'pipe', 'ignore'] })
+    const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], {
+      stdio: ['ignore', 'pipe', 'ignore'],
+    })
     let out = ''
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))

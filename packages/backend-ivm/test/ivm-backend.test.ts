@@ -44,7 +44,7 @@ describe('runs', () => {
         },
       },
     )
-    expect(valueOf(result)).toBe("1275:sync failure")
+    expect(valueOf(result)).toBe('1275:sync failure')
   })
 
   test('a program over memoryMb ends with MEMORY_LIMIT and the next run works', async () => {
@@ -54,7 +54,9 @@ describe('runs', () => {
   })
 
   test('ArrayBuffer memory counts against memoryMb', async () => {
-    const result = await sandbox.run('const k = []\nfor (let i = 0; i < 10; i++) k.push(new ArrayBuffer(8 * 1024 * 1024))\nk.length', { memoryMb: 32 })
+    const result = await sandbox.run('const k = []\nfor (let i = 0; i < 10; i++) k.push(new ArrayBuffer(8 * 1024 * 1024))\nk.length', {
+      memoryMb: 32,
+    })
     expect(codeOf(result)).toBe('MEMORY_LIMIT')
     const fits = await sandbox.run('new Uint8Array(8 * 1024 * 1024).length', { memoryMb: 32 })
     expect(valueOf(fits)).toBe(8 * 1024 * 1024)

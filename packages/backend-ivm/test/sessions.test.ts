@@ -1,4 +1,5 @@
-import type { BackendSession, ToolSet } from '@cordon/core'
+import type { ToolSet } from '@cordon/core'
+import type { BackendSession } from '@cordon/core/backend'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createIvmBackend } from '../src/index.js'
 import { codeOf, ivmSandbox, rawRequest as request, timed, valueOf } from './helpers.js'
@@ -55,7 +56,10 @@ describe('a backend session', () => {
     }
     const controller = new AbortController()
     setTimeout(() => controller.abort(), 30)
-    expect(await session.execute(request('while (true) {}', { signal: controller.signal }))).toMatchObject({ ok: false, error: { code: 'ABORTED' } })
+    expect(await session.execute(request('while (true) {}', { signal: controller.signal }))).toMatchObject({
+      ok: false,
+      error: { code: 'ABORTED' },
+    })
     expect(session.alive).toBe(false)
     await dispose()
   })
@@ -79,7 +83,9 @@ describe('sessions through the sandbox', () => {
   test('a microtask flood left running after the value ends the session at the deadline, not later', async () => {
     const session = await sandbox.createSession()
     await session.run('const state = 1')
-    const { value: result, ms } = await timed(() => session.run('const loop = () => Promise.resolve().then(loop)\nloop()\n1', { timeoutMs: 300 }))
+    const { value: result, ms } = await timed(() =>
+      session.run('const loop = () => Promise.resolve().then(loop)\nloop()\n1', { timeoutMs: 300 }),
+    )
     expect(codeOf(result)).toBe('TIMEOUT')
     expect(ms).toBeLessThan(800)
     expect(session.ended?.code).toBe('TIMEOUT')
@@ -102,7 +108,9 @@ Function.prototype.apply = function (self, args) { keep(this); keep(self); retur
 Object.defineProperty(Object.prototype, 'resolve', { set(v) { keep(v) }, configurable: true })
 Error.prepareStackTrace = (e, sites) => { for (const s of sites) { try { keep(s.getFunction()); keep(s.getThis()) } catch (x) {} } return '' }
 globalThis.restore = () => { Function.prototype.call = call; Function.prototype.apply = apply }`)
-    const used = await session.run("const r = [await ns.echo({ a: 1 }), ns.now()]\nconsole.log('mid')\nsetTimeout(() => {}, 0)\nnew Error('x').stack\nr")
+    const used = await session.run(
+      "const r = [await ns.echo({ a: 1 }), ns.now()]\nconsole.log('mid')\nsetTimeout(() => {}, 0)\nnew Error('x').stack\nr",
+    )
     expect(valueOf(used)).toEqual([{ a: 1 }, 7])
     const forged = await session.run(`
 restore()
@@ -125,7 +133,8 @@ tried > 0 ? 'done' : 'nothing captured'`)
   test('tool calls and logs a run makes after its value never reach the next run', async () => {
     let probes = 0
     const session = await sandbox.createSession({ tools: { 't.probe': { execute: () => void probes++ } } })
-    const late = "let p = Promise.resolve()\nfor (let i = 0; i < 200; i++) p = p.then(() => {})\np.then(() => { t.probe(); console.log('late') })\n1"
+    const late =
+      "let p = Promise.resolve()\nfor (let i = 0; i < 200; i++) p = p.then(() => {})\np.then(() => { t.probe(); console.log('late') })\n1"
     for (let i = 0; i < 20; i++) {
       const first = await session.run(late)
       const next = await session.run('2')

@@ -19,10 +19,16 @@ describe('ivm: one string far over memoryMb → MEMORY_LIMIT', () => {
     ['a flat 256 MB string (slice flattens a rope)', "const s = ('xy'.repeat(2 ** 27) + 'z').slice(1)\nreturn s.length"],
     ['repeat flattened by a search', "return 'x'.repeat(2 ** 28).indexOf('y')"],
     ['join of a big array', "return new Array(2 ** 16).fill('abcdefgh'.repeat(512)).join('').length"],
-    ['concatenation in a loop, then flattened', "let s = ''\nfor (let i = 0; i < 2 ** 16; i++) s += 'abcdefgh'.repeat(512)\nreturn s.slice(1).length"],
+    [
+      'concatenation in a loop, then flattened',
+      "let s = ''\nfor (let i = 0; i < 2 ** 16; i++) s += 'abcdefgh'.repeat(512)\nreturn s.slice(1).length",
+    ],
     ['a two-byte 512 MB string', "return ('\\u0100'.repeat(2 ** 28) + 'z').slice(1).length"],
     ['held across an await', "const n = ('xy'.repeat(2 ** 27) + 'z').slice(1).length\nawait null\nreturn n"],
-    ['held while a timer runs', "const s = ('xy'.repeat(2 ** 27) + 'z').slice(1)\nawait new Promise((r) => setTimeout(r, 3000))\nreturn s.length"],
+    [
+      'held while a timer runs',
+      "const s = ('xy'.repeat(2 ** 27) + 'z').slice(1)\nawait new Promise((r) => setTimeout(r, 3000))\nreturn s.length",
+    ],
   ]
   for (const [name, code] of overs) {
     test(name, async () => {
@@ -54,7 +60,11 @@ describe('ivm: near the limit, garbage included → ok', () => {
       "let n = 0\nfor (let i = 0; i < 100; i++) n += ('z'.repeat(2 ** 23) + i).slice(1).length\nreturn n",
       100 * 2 ** 23 + 90,
     ],
-    ['object churn with 20 MB kept', "const keep = []\nfor (let i = 0; i < 3e5; i++) keep.push({ i })\nlet g = 0\nfor (let i = 0; i < 3e6; i++) g += [i].length\nreturn g", 3e6],
+    [
+      'object churn with 20 MB kept',
+      'const keep = []\nfor (let i = 0; i < 3e5; i++) keep.push({ i })\nlet g = 0\nfor (let i = 0; i < 3e6; i++) g += [i].length\nreturn g',
+      3e6,
+    ],
   ]
   for (const [name, code, expected] of unders) {
     test(name, async () => {

@@ -1,4 +1,4 @@
-import type { BackendCapabilities } from '@cordon/core'
+import type { BackendCapabilities } from '@cordon/core/backend'
 
 /** What this backend guarantees; every entry is explained in the README. */
 export const QUICKJS_CAPABILITIES: BackendCapabilities = Object.freeze({
@@ -15,6 +15,6 @@ export const QUICKJS_CAPABILITIES: BackendCapabilities = Object.freeze({
   heapStats: true,
   // The WASM module imports no socket, fetch or file API: there is no network to reach.
   networkIsolation: true,
-  // One engine (WASM instance, runtime, context) kept from run to run; see session-engine.ts.
+  // One engine (WASM instance, runtime, context) kept from run to run; see session.ts.
   sessions: true,
 })

@@ -57,7 +57,11 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     const made = steps.makeBare(await engine.instantiate(guard))
     instances.push(made)
     if (prepare) steps.evaluate(made.context, made.runtime)
-    return { bytes: new Uint8Array(guard.memory.buffer).slice(), runtime: pointerOf(made.runtime, 'rt'), context: pointerOf(made.context, 'ctx') }
+    return {
+      bytes: new Uint8Array(guard.memory.buffer).slice(),
+      runtime: pointerOf(made.runtime, 'rt'),
+      context: pointerOf(made.context, 'ctx'),
+    }
   }
   try {
     const first = await instance(true)
@@ -69,7 +73,13 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     if (seedAddress === undefined) return undefined
     const patches = patchesBetween(bare.bytes, first.bytes)
     if (patches.reduce((sum, patch) => sum + patch.bytes.length, 0) > MAX_PATCH_BYTES) return undefined
-    const image: EngineImage = { pages: first.bytes.length / WASM_PAGE_BYTES, runtimePointer: first.runtime, contextPointer: first.context, seedAddress, patches }
+    const image: EngineImage = {
+      pages: first.bytes.length / WASM_PAGE_BYTES,
+      runtimePointer: first.runtime,
+      contextPointer: first.context,
+      seedAddress,
+      patches,
+    }
     return (await copyWorks(engine, steps, image)) ? image : undefined
   } catch {
     return undefined
@@ -85,7 +95,12 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
  * Turns a bare engine (made by MakeBare in a memory of at least `image.pages`) into a prepared
  * one. False, with nothing written, when its pointers are not the image's.
  */
-export function applyEngineImage(image: EngineImage, memory: WebAssembly.Memory, runtime: QuickJSRuntime, context: QuickJSContext): boolean {
+export function applyEngineImage(
+  image: EngineImage,
+  memory: WebAssembly.Memory,
+  runtime: QuickJSRuntime,
+  context: QuickJSContext,
+): boolean {
   if (pointerOf(runtime, 'rt') !== image.runtimePointer || pointerOf(context, 'ctx') !== image.contextPointer) return false
   if (memory.buffer.byteLength < image.pages * WASM_PAGE_BYTES) return false
   const bytes = new Uint8Array(memory.buffer)

@@ -56,11 +56,15 @@ async function loadEngine(options: ResolvedQuickJSOptions): Promise<Engine> {
   try {
     variant = await loadVariant(options.variant)
   } catch (error) {
-    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS build could not be loaded: ${describeError(error)}`, { cause: error, fix: INSTALL_FIX })
+    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS build could not be loaded: ${describeError(error)}`, {
+      cause: error,
+      fix: INSTALL_FIX,
+    })
   }
   let compiled: WebAssembly.Module | undefined
   try {
-    const input = options.wasmModule !== undefined ? await load(options.wasmModule) : options.variant === undefined ? await defaultWasmUrl() : undefined
+    const input =
+      options.wasmModule !== undefined ? await load(options.wasmModule) : options.variant === undefined ? await defaultWasmUrl() : undefined
     compiled = input === undefined ? undefined : await compileWasm(input)
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
@@ -72,7 +76,10 @@ async function loadEngine(options: ResolvedQuickJSOptions): Promise<Engine> {
     return await probe(variant, compiled)
   } catch (error) {
     if (SandboxError.isInstance(error)) throw error
-    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, { cause: error, fix: INSTALL_FIX })
+    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, {
+      cause: error,
+      fix: INSTALL_FIX,
+    })
   }
 }
 
@@ -83,7 +90,9 @@ async function loadVariant(input: Loadable<VariantInput> | undefined): Promise<Q
     throw new TypeError('the variant is not a quickjs-emscripten variant object')
   }
   if (variant.type !== 'sync') {
-    throw new TypeError(`the variant is of type "${String(variant.type)}"; cordon needs a sync variant (asyncify allows one suspension at a time)`)
+    throw new TypeError(
+      `the variant is of type "${String(variant.type)}"; cordon needs a sync variant (asyncify allows one suspension at a time)`,
+    )
   }
   return variant
 }
@@ -110,9 +119,13 @@ async function probe(variant: QuickJSSyncVariant, compiled: WebAssembly.Module |
     async instantiate(guard) {
       const instance = await instantiateVariant(variant, compiled, guard.memory)
       if (instance.getWasmMemory() !== guard.memory) {
-        throw new SandboxError('BACKEND_UNAVAILABLE', 'this QuickJS build ignores the WebAssembly.Memory it is given, so memoryMb cannot be enforced', {
-          fix: 'Use a variant built with an imported memory, such as @jitl/quickjs-wasmfile-release-sync.',
-        })
+        throw new SandboxError(
+          'BACKEND_UNAVAILABLE',
+          'this QuickJS build ignores the WebAssembly.Memory it is given, so memoryMb cannot be enforced',
+          {
+            fix: 'Use a variant built with an imported memory, such as @jitl/quickjs-wasmfile-release-sync.',
+          },
+        )
       }
       return instance
     },

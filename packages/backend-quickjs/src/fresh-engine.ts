@@ -1,4 +1,5 @@
-import { GUEST_RUNTIME_SOURCE, SandboxError } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { applyEngineImage, captureEngineImage, type EngineImage, type Preparation } from './engine-image.js'
 import type { Engine } from './engine-loader.js'
@@ -30,7 +31,12 @@ export interface FreshEngine {
  * `useImage`: start from the engine image when one is ready (see engine-image.ts); the first
  * call for an engine and stack size starts taking it in the background.
  */
-export async function createFreshEngine(engine: Engine, capPages: number, maxStackSizeBytes: number, useImage: boolean): Promise<FreshEngine> {
+export async function createFreshEngine(
+  engine: Engine,
+  capPages: number,
+  maxStackSizeBytes: number,
+  useImage: boolean,
+): Promise<FreshEngine> {
   const steps = enginePreparation(maxStackSizeBytes)
   const image = useImage ? readyImage(engine, maxStackSizeBytes) : undefined
   const fits = image !== undefined && image.pages <= capPages
@@ -94,7 +100,7 @@ const images = new WeakMap<Engine, Map<number, ImageEntry>>()
 
 function imageEntry(engine: Engine, maxStackSizeBytes: number): ImageEntry {
   let byStack = images.get(engine)
-  if (byStack === undefined) images.set(engine, (byStack = new Map()))
+  if (byStack === undefined) images.set(engine, (byStack = new Map<number, ImageEntry>()))
   let entry = byStack.get(maxStackSizeBytes)
   if (entry === undefined) {
     const started: ImageEntry = { capture: captureEngineImage(engine, enginePreparation(maxStackSizeBytes)), image: undefined }

@@ -1,6 +1,6 @@
-import type { GuestHostFunctions } from '@cordon/core'
+import type { RelayFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
-import { newHostObject, type HostCallHooks } from './host-functions.js'
+import { newRelayObject, type RelayCallHooks } from './relay-object.js'
 
 /** The guest runtime made in one engine, as the host holds it. No handle here is reachable by guest code. */
 export interface GuestRuntimeHandles {
@@ -19,10 +19,15 @@ export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: fal
  * host functions (which then live only in the runtime's closure). A thrown handle is returned for
  * the caller to read and dispose. A host exception propagates: the instance is then unusable.
  */
-export function makeGuestRuntime(context: QuickJSContext, factory: QuickJSHandle, functions: GuestHostFunctions, hooks: HostCallHooks): MadeRuntime {
-  const hostObject = newHostObject(context, functions, hooks)
-  const made = context.callFunction(factory, context.undefined, hostObject)
-  hostObject.dispose()
+export function makeGuestRuntime(
+  context: QuickJSContext,
+  factory: QuickJSHandle,
+  functions: RelayFunctions,
+  hooks: RelayCallHooks,
+): MadeRuntime {
+  const relayObject = newRelayObject(context, functions, hooks)
+  const made = context.callFunction(factory, context.undefined, relayObject)
+  relayObject.dispose()
   if (made.error) return { ok: false, error: made.error }
   const self = made.value
   const method = (name: string): QuickJSHandle => context.getProp(self, name)

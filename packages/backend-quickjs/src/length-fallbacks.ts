@@ -112,7 +112,7 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
       if (k > 0) r += ','
       const element = o[k]
       if (element !== undefined && element !== null) {
-        const method = (toObject(element) as AnyObject).toLocaleString
+        const method = toObject(element).toLocaleString
         r += toStr(apply(callback(method), element, []))
       }
     }
@@ -157,7 +157,15 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
     for (; right ? k >= 0 : k < len; k += step) if (k in o) acc = apply(fn, undefined, [acc, o[k], k, o])
     return acc
   }
-  function flatten(target: AnyObject, source: AnyObject, sourceLen: number, start: number, depth: number, mapper?: Function, thisArg?: unknown): number {
+  function flatten(
+    target: AnyObject,
+    source: AnyObject,
+    sourceLen: number,
+    start: number,
+    depth: number,
+    mapper?: Function,
+    thisArg?: unknown,
+  ): number {
     let to = start
     for (let k = 0; k < sourceLen; k++) {
       if (!(k in source)) continue
@@ -449,7 +457,7 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
       const thisArg = args[2]
       if (mapfn !== undefined) callback(mapfn)
       const mapped = (value: unknown, k: number): unknown => (mapfn === undefined ? value : apply(mapfn as Function, thisArg, [value, k]))
-      const usingIterator = items === null || items === undefined ? undefined : (toObject(items) as AnyObject)[p.iteratorSymbol]
+      const usingIterator = items === null || items === undefined ? undefined : toObject(items)[p.iteratorSymbol]
       if (usingIterator !== undefined && usingIterator !== null) {
         const a = (isConstructor(self) ? construct(self as Function, []) : arrayCreate(0)) as AnyObject
         const iterator = apply(callback(usingIterator), items, []) as AnyObject
@@ -491,7 +499,7 @@ export function createLengthFallbacks(p: FallbackPrimordials): Record<string, Fa
       const thisArg = args[2]
       if (!isConstructor(self)) throw new TypeErrorCtor('not a constructor')
       if (mapfn !== undefined) callback(mapfn)
-      const usingIterator = source === null || source === undefined ? undefined : (toObject(source) as AnyObject)[p.iteratorSymbol]
+      const usingIterator = source === null || source === undefined ? undefined : toObject(source)[p.iteratorSymbol]
       let values: AnyObject
       let len: number
       if (usingIterator !== undefined && usingIterator !== null) {

@@ -60,18 +60,25 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   const revocable = ProxyCtor.revocable
   defineProperty(ProxyCtor, 'revocable', {
     __proto__: null,
-    value: new ProxyCtor(revocable, handler({
-      apply(target, self, args) {
-        const result = apply(target, self, args) as { proxy: object }
-        remember(result.proxy)
-        return result
-      },
-    })),
+    value: new ProxyCtor(
+      revocable,
+      handler({
+        apply(target, self, args) {
+          const result = apply(target, self, args) as { proxy: object }
+          remember(result.proxy)
+          return result
+        },
+      }),
+    ),
     writable: true,
     configurable: true,
     enumerable: false,
   } as PropertyDescriptor)
-  defineProperty(G, 'Proxy', dataDescriptor(new ProxyCtor(ProxyCtor, handler({ construct: (target, args) => remember(construct(target, args)) as object }))))
+  defineProperty(
+    G,
+    'Proxy',
+    dataDescriptor(new ProxyCtor(ProxyCtor, handler({ construct: (target, args) => remember(construct(target, args)) as object }))),
+  )
 
   const fallbacks = makeFallbacks({
     apply,
@@ -103,7 +110,9 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   }
   /** No guest getter decides whether an argument of concat is spread. */
   const noSpreadableFlag = (value: object): boolean =>
-    getOwn(value, spreadableSymbol) === undefined && getOwn(ArrayProto, spreadableSymbol) === undefined && getOwn(ObjectProto, spreadableSymbol) === undefined
+    getOwn(value, spreadableSymbol) === undefined &&
+    getOwn(ArrayProto, spreadableSymbol) === undefined &&
+    getOwn(ObjectProto, spreadableSymbol) === undefined
   const concatIsShort = (self: unknown, args: unknown[]): boolean => {
     let total = 0
     for (let i = -1; i < args.length; i++) {
@@ -114,7 +123,7 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
         continue
       }
       const len = plainLength(value)
-      if (len === undefined || getPrototypeOf(value) !== ArrayProto || !noSpreadableFlag(value as object)) return false
+      if (len === undefined || getPrototypeOf(value) !== ArrayProto || !noSpreadableFlag(value)) return false
       total += len
     }
     return total <= limit && getPrototypeOf(ArrayProto) === ObjectProto
@@ -126,7 +135,7 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
       const next = getOwn(stringIteratorProto, 'next')
       return items.length <= limit && ownValue(own) === stringIterator && ownValue(next) === stringIteratorNext
     }
-    if (!short(items, limit) || getOwn(items as object, iteratorSymbol) !== undefined) return false
+    if (!short(items, limit) || getOwn(items, iteratorSymbol) !== undefined) return false
     const own = getOwn(ArrayProto, iteratorSymbol)
     const next = getOwn(arrayIteratorProto, 'next')
     return getPrototypeOf(items) === ArrayProto && ownValue(own) === arrayValues && ownValue(next) === arrayIteratorNext
@@ -136,9 +145,13 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   function guard(owner: object, key: string, native: Native, fallback: (self: unknown, args: unknown[]) => unknown): void {
     const original = ownValue(getOwn(owner, key))
     if (typeof original !== 'function') return
-    const wrapped = new ProxyCtor(original, handler({
-      apply: (target, self, args) => (self === null || self === undefined || native(self, args) ? apply(target, self, args) : fallback(self, args)),
-    }))
+    const wrapped = new ProxyCtor(
+      original,
+      handler({
+        apply: (target, self, args) =>
+          self === null || self === undefined || native(self, args) ? apply(target, self, args) : fallback(self, args),
+      }),
+    )
     defineProperty(owner, key, dataDescriptor(wrapped))
   }
 
@@ -146,8 +159,28 @@ export function guardHugeLengths(limit: number, sortLimit: number, makeFallbacks
   // A C comparator (the default one, or e.g. Math.max) never polls: n·log n calls count too.
   const sortIsShort: Native = (self, args) => short(self, sortLimit) && (args[0] === undefined || typeof args[0] === 'function')
   const walking = [
-    'includes', 'indexOf', 'lastIndexOf', 'join', 'toLocaleString', 'reverse', 'fill', 'copyWithin', 'slice', 'splice',
-    'forEach', 'map', 'filter', 'some', 'every', 'reduce', 'reduceRight', 'shift', 'unshift', 'toReversed', 'toSpliced', 'with',
+    'includes',
+    'indexOf',
+    'lastIndexOf',
+    'join',
+    'toLocaleString',
+    'reverse',
+    'fill',
+    'copyWithin',
+    'slice',
+    'splice',
+    'forEach',
+    'map',
+    'filter',
+    'some',
+    'every',
+    'reduce',
+    'reduceRight',
+    'shift',
+    'unshift',
+    'toReversed',
+    'toSpliced',
+    'with',
   ]
   for (const key of walking) guard(ArrayProto, key, thisIsShort, fallbacks[key] as Native)
   for (const key of ['sort', 'toSorted']) guard(ArrayProto, key, sortIsShort, fallbacks[key] as Native)

@@ -1,4 +1,5 @@
 import { SandboxError } from '@cordon/core'
+import { describeOptionValue } from '@cordon/core/backend'
 import type { QuickJSSyncVariant } from 'quickjs-emscripten-core'
 
 /** A value, a promise of it, or a function returning either: how unstorage-style drivers take injections. */
@@ -82,14 +83,18 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
 function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {
   if (value === undefined) return fallback
   if (typeof value !== 'number' || !Number.isInteger(value) || value < min || value > max) {
-    throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be an integer from ${min} to ${max}, got ${String(value)}`)
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `createQuickJSBackend: ${name} must be an integer from ${min} to ${max}, got ${describeOptionValue(value)}`,
+    )
   }
   return value
 }
 
 function flag(name: string, value: unknown, fallback: boolean): boolean {
   if (value === undefined) return fallback
-  if (typeof value !== 'boolean') throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be a boolean, got ${typeof value}`)
+  if (typeof value !== 'boolean')
+    throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: ${name} must be a boolean, got ${typeof value}`)
   return value
 }
 

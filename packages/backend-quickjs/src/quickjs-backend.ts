@@ -1,11 +1,12 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend, type SessionRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { engineLoader, type Engine } from './engine-loader.js'
-import { EnginePool } from './engine-pool.js'
+import { EnginePool } from './pool.js'
 import { createFreshEngine } from './fresh-engine.js'
 import { resolveOptions, type QuickJSBackendOptions } from './options.js'
-import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session-engine.js'
+import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
 
 /**
  * A backend that runs each guest in QuickJS compiled to WebAssembly, in a WASM instance of its
@@ -19,7 +20,10 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
   const pool = new EnginePool(
     settings.poolSize,
     async (capPages) =>
-      makeReadyEngine(await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage), settings.onDisposeError),
+      makeReadyEngine(
+        await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage),
+        settings.onDisposeError,
+      ),
     releaseReadyEngine,
   )
   const sessions = new Set<SessionEngine>()
@@ -29,7 +33,9 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     try {
       engine ??= await loadEngine()
     } catch (error) {
-      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE' ? error : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
+      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE'
+        ? error
+        : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
     }
     let ready: ReadyEngine
     try {
@@ -40,7 +46,11 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
       throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
     }
     if (!keepEngine) return SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError })
-    const session = SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError, onRelease: () => sessions.delete(session) })
+    const session = SessionEngine.open(ready, {
+      keepEngine,
+      onDisposeError: settings.onDisposeError,
+      onRelease: () => sessions.delete(session),
+    })
     sessions.add(session)
     return session
   }
@@ -51,9 +61,13 @@ export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBa
     try {
       once = await open(request.limits.memoryMb, false)
     } catch (error) {
-      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE') return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
+      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE')
+        return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
       if (SandboxError.isInstance(error)) return { ok: false, error: { code: error.code, message: error.message } }
-      return { ok: false, error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` } }
+      return {
+        ok: false,
+        error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` },
+      }
     }
     // A one-off run lets its engine go when it ends, however it ends.
     return once.execute(request)

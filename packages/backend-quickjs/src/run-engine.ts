@@ -1,4 +1,4 @@
-import type { ExecuteOutcome, HostSwitch } from '@cordon/core'
+import type { ExecuteOutcome, RelaySwitch } from '@cordon/core/backend'
 import type { FreshEngine } from './fresh-engine.js'
 import type { GuestRuntimeHandles } from './guest-runtime.js'
 
@@ -7,7 +7,7 @@ export interface RunEngine {
   readonly fresh: FreshEngine
   readonly guest: GuestRuntimeHandles
   /** The host functions the guest runtime was made with; each run attaches its own host. */
-  readonly hostSwitch: HostSwitch
+  readonly relaySwitch: RelaySwitch
 }
 
 /** What the engine's callbacks (interrupt handler, host-function hooks) ask of the run in progress. */

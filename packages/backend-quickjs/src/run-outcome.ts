@@ -1,4 +1,12 @@
-import { isSandboxError, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type GuestDone, type RunError } from '@cordon/core'
+import type { RunError } from '@cordon/core'
+import {
+  outcomeFromDone,
+  stopError,
+  type BackendRunStats,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type GuestDone,
+} from '@cordon/core/backend'
 
 /** Why a run ended; the first reason the backend learns wins. */
 export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'
@@ -17,14 +25,17 @@ export interface EndState {
 export function runOutcome(state: EndState): ExecuteOutcome {
   const { stats, request } = state
   const fail = (error: RunError): ExecuteOutcome => ({ ok: false, error, stats })
-  const memoryError: RunError = { code: 'MEMORY_LIMIT', message: `the guest needed more memory than memoryMb (${request.limits.memoryMb} MB)` }
+  const memoryError: RunError = {
+    code: 'MEMORY_LIMIT',
+    message: `the guest needed more memory than memoryMb (${request.limits.memoryMb} MB)`,
+  }
   switch (state.reason) {
     case 'memory':
       return fail(memoryError)
     case 'deadline':
-      return fail({ code: 'TIMEOUT', message: 'the run did not finish before its deadline' })
+      return fail(stopError(request, true))
     case 'aborted':
-      return fail(abortError(request.signal.reason))
+      return fail(stopError(request))
     case 'disposed':
       return fail({ code: 'ABORTED', message: 'the session was disposed during the run' })
     case 'stack':
@@ -46,10 +57,4 @@ export function runOutcome(state: EndState): ExecuteOutcome {
     return { ok: false, error: memoryError, stats: merged }
   }
   return { ...outcome, stats: merged }
-}
-
-/** @cordon/core aborts with a SandboxError saying why (TIMEOUT, TOOL_CALL_LIMIT…); keep its code. */
-function abortError(reason: unknown): RunError {
-  if (isSandboxError(reason)) return { code: reason.code, message: reason.message }
-  return { code: 'ABORTED', message: reason instanceof Error && reason.message ? reason.message : 'the run was aborted' }
 }

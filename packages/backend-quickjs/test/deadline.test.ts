@@ -46,7 +46,11 @@ test('aborting during a microtask flood ends the run promptly', async () => {
 
 test('a sync tool that ends the run (tool-call limit) stops the guest at once', async () => {
   const tools = { 't.tick': { sync: true, execute: () => 1 } }
-  const result = await sandbox.run('let n = 0\nfor (;;) { try { n += t.tick() } catch (e) {} }', { tools, maxToolCalls: 5, timeoutMs: 10_000 })
+  const result = await sandbox.run('let n = 0\nfor (;;) { try { n += t.tick() } catch (e) {} }', {
+    tools,
+    maxToolCalls: 5,
+    timeoutMs: 10_000,
+  })
   expect(result).toMatchObject({ ok: false, error: { code: 'TOOL_CALL_LIMIT' } })
   expect(result.stats.wallMs).toBeLessThan(2_000)
 })

@@ -91,25 +91,30 @@ test('QuickJS’s debug build gets none: its image would be ~38 MB to write, mor
 })
 
 describe('engineImage option', () => {
-  test.each([true, false])('engineImage %s: one-off runs each draw their own Math.random and see no trace of the image', async (useImage) => {
-    // The backend shares the process-wide default engine; with its image taken, every run's
-    // engine (poolSize 0: made for the run) starts from it when useImage is true.
-    const engine = await engineLoader(release)()
-    expect(await engineImage(engine, release.maxStackSizeBytes)).toBeDefined()
-    const sandbox = createSandbox(createQuickJSBackend({ poolSize: 0, engineImage: useImage }))
-    try {
-      const values: unknown[] = []
-      for (let i = 0; i < 12; i++) {
-        const result = await sandbox.run('return [Math.random(), Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith("__cordon"))]')
-        expect(result.ok).toBe(true)
-        if (!result.ok) return
-        const [random, traces] = result.value as [number, string[]]
-        expect(traces).toEqual([])
-        values.push(random)
+  test.each([true, false])(
+    'engineImage %s: one-off runs each draw their own Math.random and see no trace of the image',
+    async (useImage) => {
+      // The backend shares the process-wide default engine; with its image taken, every run's
+      // engine (poolSize 0: made for the run) starts from it when useImage is true.
+      const engine = await engineLoader(release)()
+      expect(await engineImage(engine, release.maxStackSizeBytes)).toBeDefined()
+      const sandbox = createSandbox(createQuickJSBackend({ poolSize: 0, engineImage: useImage }))
+      try {
+        const values: unknown[] = []
+        for (let i = 0; i < 12; i++) {
+          const result = await sandbox.run(
+            'return [Math.random(), Object.getOwnPropertyNames(globalThis).filter((name) => name.startsWith("__cordon"))]',
+          )
+          expect(result.ok).toBe(true)
+          if (!result.ok) return
+          const [random, traces] = result.value as [number, string[]]
+          expect(traces).toEqual([])
+          values.push(random)
+        }
+        expect(new Set(values).size).toBe(values.length)
+      } finally {
+        await sandbox.dispose()
       }
-      expect(new Set(values).size).toBe(values.length)
-    } finally {
-      await sandbox.dispose()
-    }
-  })
+    },
+  )
 })

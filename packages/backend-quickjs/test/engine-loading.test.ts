@@ -20,18 +20,23 @@ describe('construction', () => {
     expect(backend.capabilities).toEqual(QUICKJS_CAPABILITIES)
     const run = await executeDirect(backend, 'return 1')
     expect(codeOf(run)).toBe('BACKEND_UNAVAILABLE')
-    expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(/Cannot find package @jitl\/nope.*npm install @jitl\/quickjs-wasmfile-release-sync/)
+    expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(
+      /Cannot find package @jitl\/nope.*npm install @jitl\/quickjs-wasmfile-release-sync/,
+    )
   })
 
-  test.each([[{ poolSize: -1 }], [{ poolSize: 1.5 }], [{ maxStackSizeBytes: 10 }], [{ engineImage: 'yes' }], [null]])('rejects bad options %j', (options) => {
-    let thrown: unknown
-    try {
-      createQuickJSBackend(options as never)
-    } catch (error) {
-      thrown = error
-    }
-    expect(isSandboxError(thrown, 'INVALID_OPTIONS')).toBe(true)
-  })
+  test.each([[{ poolSize: -1 }], [{ poolSize: 1.5 }], [{ maxStackSizeBytes: 10 }], [{ engineImage: 'yes' }], [null]])(
+    'rejects bad options %j',
+    (options) => {
+      let thrown: unknown
+      try {
+        createQuickJSBackend(options as never)
+      } catch (error) {
+        thrown = error
+      }
+      expect(isSandboxError(thrown, 'INVALID_OPTIONS')).toBe(true)
+    },
+  )
 
   test('the capabilities manifest is plain JSON', () => {
     expect(JSON.parse(JSON.stringify(QUICKJS_CAPABILITIES))).toEqual(QUICKJS_CAPABILITIES)

@@ -52,7 +52,8 @@ test('the check can fail: a leak inside QuickJS itself is reported', async () =>
   // (the release build asserts too, and runs this much faster than the debug build).
   const errors: unknown[] = []
   const release = createQuickJSBackend({ onDisposeError: (error) => errors.push(error) })
-  const body = 'let n = 0\nconst f = () => n++ < 40000 && Promise.resolve().then(f)\nf()\nawait new Promise((r) => setTimeout(r, 0))\nreturn n'
+  const body =
+    'let n = 0\nconst f = () => n++ < 40000 && Promise.resolve().then(f)\nf()\nawait new Promise((r) => setTimeout(r, 0))\nreturn n'
   const run = await executeDirect(release, body)
   await release.dispose()
   expect(codeOf(run)).toBe('ok')

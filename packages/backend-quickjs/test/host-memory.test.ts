@@ -31,7 +31,8 @@ async function settledUsage(gc: () => void): Promise<{ rss: number; heap: number
  */
 test('200 runs that each fill 24 MB of guest memory leave the host flat', { timeout: 180_000 }, async () => {
   const gc = await forceGc()
-  const code = 'const chunks = []\nfor (let i = 0; i < 6; i++) chunks.push(new Uint8Array(4 * 1024 * 1024).fill(i + 1))\nreturn chunks.length'
+  const code =
+    'const chunks = []\nfor (let i = 0; i < 6; i++) chunks.push(new Uint8Array(4 * 1024 * 1024).fill(i + 1))\nreturn chunks.length'
   for (let i = 0; i < 10; i++) expect(await sandbox.run(code, { memoryMb: 64 })).toMatchObject({ ok: true, value: 6 })
   const before = await settledUsage(gc)
   for (let i = 0; i < 200; i++) expect(await sandbox.run(code, { memoryMb: 64 })).toMatchObject({ ok: true, value: 6 })

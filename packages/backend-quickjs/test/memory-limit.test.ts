@@ -15,11 +15,15 @@ describe('memoryMb bounds the total, not each allocation', () => {
   // runtime.setMemoryLimit alone lets all of these through: quickjs-emscripten 0.32.0 counts
   // 8 bytes per block under Emscripten (issue #271).
   test('many 1 MB strings', async () => {
-    expect(await code("const keep = []\nfor (let i = 0; i < 100; i++) keep.push('x'.repeat(1024 * 1024) + i)\nreturn keep.length")).toBe('MEMORY_LIMIT')
+    expect(await code("const keep = []\nfor (let i = 0; i < 100; i++) keep.push('x'.repeat(1024 * 1024) + i)\nreturn keep.length")).toBe(
+      'MEMORY_LIMIT',
+    )
   })
 
   test('many typed arrays', async () => {
-    expect(await code('const keep = []\nfor (let i = 0; i < 100; i++) keep.push(new Uint8Array(1024 * 1024))\nreturn keep.length')).toBe('MEMORY_LIMIT')
+    expect(await code('const keep = []\nfor (let i = 0; i < 100; i++) keep.push(new Uint8Array(1024 * 1024))\nreturn keep.length')).toBe(
+      'MEMORY_LIMIT',
+    )
   })
 
   test('one allocation larger than the cap, caught by the guest', async () => {
@@ -27,7 +31,11 @@ describe('memoryMb bounds the total, not each allocation', () => {
   })
 
   test('a growable ArrayBuffer resized past the cap', async () => {
-    expect(await code('const b = new ArrayBuffer(1024, { maxByteLength: 1024 * 1024 * 1024 })\nfor (let i = 1; ; i++) b.resize(i * 1024 * 1024)')).toBe('MEMORY_LIMIT')
+    expect(
+      await code(
+        'const b = new ArrayBuffer(1024, { maxByteLength: 1024 * 1024 * 1024 })\nfor (let i = 1; ; i++) b.resize(i * 1024 * 1024)',
+      ),
+    ).toBe('MEMORY_LIMIT')
   })
 })
 

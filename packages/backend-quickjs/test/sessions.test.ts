@@ -1,4 +1,5 @@
-import { isSandboxError, type BackendSession } from '@cordon/core'
+import { isSandboxError } from '@cordon/core'
+import type { BackendSession } from '@cordon/core/backend'
 import { afterAll, beforeEach, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
 import { debugBuildBackend } from './helpers/debug-build.js'
@@ -47,7 +48,8 @@ describe('a session keeps its engine between runs that end by themselves', () =>
   test('promise jobs left queued after a result run before the next run, and reach no host', async () => {
     const session = await openSession()
     // More jobs than one batch of executePendingJobs, so some are still queued when the run ends.
-    const first = "(async () => {\n  for (let i = 0; i < 600; i++) await null\n  globalThis.late = 'ran'\n  console.log('late')\n})()\nreturn 1"
+    const first =
+      "(async () => {\n  for (let i = 0; i < 600; i++) await null\n  globalThis.late = 'ran'\n  console.log('late')\n})()\nreturn 1"
     expect(valueOf(await executeDirect(session, first))).toBe(1)
     const second = await executeDirect(session, 'return globalThis.late')
     expect(valueOf(second)).toBe('ran')
@@ -133,7 +135,9 @@ describe('release build (quicker under load; the debug build starts with about 1
     expect(valueOf(await executeDirect(session, 'return 1'))).toBe(1)
     const before = await session.memoryUsage()
     expect(before).toBeLessThan(16 * MB)
-    expect(valueOf(await executeDirect(session, 'globalThis.keep = new Uint8Array(24 * 1024 * 1024).fill(1)\nreturn keep.length'))).toBe(24 * MB)
+    expect(valueOf(await executeDirect(session, 'globalThis.keep = new Uint8Array(24 * 1024 * 1024).fill(1)\nreturn keep.length'))).toBe(
+      24 * MB,
+    )
     expect(await session.memoryUsage()).toBeGreaterThanOrEqual(24 * MB)
     await session.dispose()
   })

@@ -6,7 +6,10 @@ const sandbox = createSandbox(createQuickJSBackend())
 afterAll(() => sandbox.dispose())
 
 test('ordinary recursion works', async () => {
-  expect(await sandbox.run('function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1) }\nreturn depth(500)')).toMatchObject({ ok: true, value: 500 })
+  expect(await sandbox.run('function depth(n) { return n === 0 ? 0 : 1 + depth(n - 1) }\nreturn depth(500)')).toMatchObject({
+    ok: true,
+    value: 500,
+  })
 })
 
 test('runaway recursion is a catchable error in the guest, not a crash', async () => {

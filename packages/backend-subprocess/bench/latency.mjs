@@ -25,10 +25,12 @@ for (let i = 0; i < 5; i++) await sandbox.run('return 1+1') // JIT the host side
 const warm = []
 for (let i = 0; i < runs; i++) {
   await backend.warm()
-  warm.push(await time(async () => {
-    const result = await sandbox.run('return 1+1')
-    if (!result.ok || result.value !== 2) throw new Error(JSON.stringify(result))
-  }))
+  warm.push(
+    await time(async () => {
+      const result = await sandbox.run('return 1+1')
+      if (!result.ok || result.value !== 2) throw new Error(JSON.stringify(result))
+    }),
+  )
 }
 
 // 2. Back to back: no waiting, so the pool refills while runs go on (bounded by spawn rate).
@@ -41,12 +43,17 @@ await sandbox.dispose()
 // 3. A plain `node -e` per run: spawn, evaluate, read stdout, exit.
 const plain = []
 for (let i = 0; i < Math.min(runs, 30); i++) {
-  plain.push(await time(() => new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, ['-e', 'process.stdout.write(String(1+1))'], { stdio: ['ignore', 'pipe', 'ignore'] })
-    let out = ''
-    child.stdout.on('data', (d) => (out += d))
-    child.on('close', () => (out === '2' ? resolve() : reject(new Error(out))))
-  })))
+  plain.push(
+    await time(
+      () =>
+        new Promise((resolve, reject) => {
+          const child = spawn(process.execPath, ['-e', 'process.stdout.write(String(1+1))'], { stdio: ['ignore', 'pipe', 'ignore'] })
+          let out = ''
+          child.stdout.on('data', (d) => (out += d))
+          child.on('close', () => (out === '2' ? resolve() : reject(new Error(out))))
+        }),
+    ),
+  )
 }
 
 console.log(`node ${process.version}, ${runs} runs`)

@@ -82,7 +82,9 @@ const hostRss = () => process.memoryUsage().rss
   console.log(`\n(a) ${sessionCount} idle sessions, one small run each (memoryMb 128), node ${process.version}`)
   if (nodes.length > 0) {
     const rss = nodes.map((entry) => entry.rss)
-    console.log(`  child Node process RSS per session: median ${mb(pick(rss, 0.5))}, max ${mb(Math.max(...rss))} (${nodes.length} processes)`)
+    console.log(
+      `  child Node process RSS per session: median ${mb(pick(rss, 0.5))}, max ${mb(Math.max(...rss))} (${nodes.length} processes)`,
+    )
     const wrapperRss = wrappers.reduce((sum, entry) => sum + entry.rss, 0)
     console.log(`  launch wrappers left running: ${wrappers.length} processes, ${mb(wrapperRss / sessionCount)} per session`)
     console.log(`  all processes below the host: ${mb(below.reduce((sum, entry) => sum + entry.rss, 0) / sessionCount)} per session`)

@@ -55,7 +55,9 @@ export function findChildEntry(): { path: string } | { reason: string } {
       // Try the next place.
     }
   }
-  return { reason: `the child entry is missing (looked for ${candidates.join(', ')}); reinstall @cordon/backend-subprocess or run its build` }
+  return {
+    reason: `the child entry is missing (looked for ${candidates.join(', ')}); reinstall @cordon/backend-subprocess or run its build`,
+  }
 }
 
 /** The host's uid, or undefined where it cannot be known (Windows, Deno without --allow-sys). */

@@ -1,9 +1,10 @@
 /** What a child's unexpected death means for the run. */
-import type { ExecuteOutcome } from '@cordon/core'
+import type { ExecuteOutcome } from '@cordon/core/backend'
 import { summarizeStderr } from './stderr-summary.js'
 
 /** V8's and Node's last words when the heap (or one allocation) is too large. */
-const OUT_OF_MEMORY = /heap out of memory|Reached heap limit|Fatal JavaScript invalid size error|Fatal process out of memory|Allocation failed - |invalid table size Allocation failed|Ineffective mark-compacts near heap limit/i
+const OUT_OF_MEMORY =
+  /heap out of memory|Reached heap limit|Fatal JavaScript invalid size error|Fatal process out of memory|Allocation failed - |invalid table size Allocation failed|Ineffective mark-compacts near heap limit/i
 
 /** Whether a child's last words say it ran out of memory. */
 export function ranOutOfMemory(text: string): boolean {
@@ -21,4 +22,3 @@ export function outcomeForExit(code: number | null, signal: NodeJS.Signals | nul
     error: { code: 'BACKEND_CRASHED', message: `the child process ${how} before the guest finished${tail === '' ? '' : `: ${tail}`}` },
   }
 }
-

@@ -1,7 +1,7 @@
-import { createBackend, type SubprocessBackend } from './backend.js'
+import { createBackend, type SubprocessBackend } from './subprocess-backend.js'
 import type { SubprocessBackendOptions } from './options.js'
 
-export type { SubprocessBackend } from './backend.js'
+export type { SubprocessBackend } from './subprocess-backend.js'
 export type { NetworkIsolationMode, SubprocessBackendOptions } from './options.js'
 export type { Diagnostics as SubprocessDiagnostics } from './probe.js'
 

@@ -18,7 +18,9 @@ export function watchMemory(child: GuestChild, scriptChars: number, intervalMs: 
     const grown = rssKb * 1024 - base
     if (grown > allowance) {
       clearInterval(timer)
-      onExceeded(`the guest used ${Math.round(grown / 1048576)} MB, over memoryMb (${child.memoryMb} MB) with its allowance for young generation and engine overhead`)
+      onExceeded(
+        `the guest used ${Math.round(grown / 1048576)} MB, over memoryMb (${child.memoryMb} MB) with its allowance for young generation and engine overhead`,
+      )
     }
   }, intervalMs)
   return () => clearInterval(timer)

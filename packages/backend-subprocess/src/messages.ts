@@ -124,7 +124,7 @@ function parseProbe(value: unknown): ChildMessage | string {
     kind: 'probe',
     report: {
       node: r.node,
-      foreignRuntime: r.foreignRuntime as string | null,
+      foreignRuntime: r.foreignRuntime,
       permissionModel: r.permissionModel,
       network: r.network,
       pid: r.pid,

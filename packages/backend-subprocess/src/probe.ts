@@ -29,7 +29,8 @@ export interface Diagnostics {
   lastStartError?: string
 }
 
-export type LaunchResult = { ok: true; plan: LaunchPlan; diagnostics: Diagnostics } | { ok: false; reason: string; diagnostics: Diagnostics }
+export type LaunchResult =
+  { ok: true; plan: LaunchPlan; diagnostics: Diagnostics } | { ok: false; reason: string; diagnostics: Diagnostics }
 
 const PROBE_MEMORY_MB = 128
 const PROBE_REPORT_TIMEOUT_MS = 10_000
@@ -59,9 +60,15 @@ export async function probeLaunch(settings: ResolvedOptions, init: InitMessage):
   const all = Object.assign({}, ...Object.values(preferred)) as Layers
 
   // The common case costs one round of parallel starts: every wrapper at once, with both flags.
-  let found = await firstWorking(FLAGS.map((permissionFlag) => ({ ...base, permissionFlag, layers: all })), init)
+  let found = await firstWorking(
+    FLAGS.map((permissionFlag) => ({ ...base, permissionFlag, layers: all })),
+    init,
+  )
   if ('error' in found) {
-    const bare = await firstWorking(FLAGS.map((permissionFlag) => ({ ...base, permissionFlag })), init)
+    const bare = await firstWorking(
+      FLAGS.map((permissionFlag) => ({ ...base, permissionFlag })),
+      init,
+    )
     if ('error' in bare) {
       const hint = /bad option/i.test(bare.error) ? ' (the subprocess backend needs Node.js >= 20, for its permission model)' : ''
       return unavailable(`${node.path} cannot run a sandbox child: ${bare.error}${hint}`)
@@ -73,10 +80,14 @@ export async function probeLaunch(settings: ResolvedOptions, init: InitMessage):
   diagnostics.nodeVersion = report.node
   diagnostics.permissionFlag = plan.permissionFlag
   if (report.foreignRuntime !== null) {
-    return unavailable(`${node.path} is ${report.foreignRuntime}, not Node.js; pass createSubprocessBackend({ nodePath }) pointing at Node.js >= 20`)
+    return unavailable(
+      `${node.path} is ${report.foreignRuntime}, not Node.js; pass createSubprocessBackend({ nodePath }) pointing at Node.js >= 20`,
+    )
   }
   if (!report.permissionModel) {
-    return unavailable(`${node.path} (Node ${report.node}) did not enforce the permission model; the subprocess backend needs Node.js >= 20`)
+    return unavailable(
+      `${node.path} (Node ${report.node}) did not enforce the permission model; the subprocess backend needs Node.js >= 20`,
+    )
   }
   if (plan.layers.dataLimit && probed.vmDataKb !== undefined) {
     plan.layers.dataLimit = { ...plan.layers.dataLimit, baselineKb: probed.vmDataKb }
@@ -131,7 +142,11 @@ function layerCandidates(settings: ResolvedOptions, notes: string[]): Record<str
     candidates.userNamespaces = { namespaces: { unshare, userNamespace: true, network } }
   }
   if (setpriv && hostUid() === 0) candidates.dropUser = { dropUser: { setpriv } }
-  for (const [name, found] of [['prlimit', prlimit], ['setpriv', setpriv], ['unshare', unshare]] as const) {
+  for (const [name, found] of [
+    ['prlimit', prlimit],
+    ['setpriv', setpriv],
+    ['unshare', unshare],
+  ] as const) {
     if (!found) notes.push(`${name} not found`)
   }
   return candidates

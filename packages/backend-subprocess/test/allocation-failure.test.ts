@@ -89,7 +89,7 @@ describe('what must keep working', () => {
       '  new Uint8Array(2).constructor === Uint8Array,',
       '  new ArrayBuffer(2) instanceof ArrayBuffer,',
       '  Object.getPrototypeOf(Uint8Array) === Object.getPrototypeOf(Int8Array),',
-      "  /\\[native code\\]/.test(Function.prototype.toString.call(ArrayBuffer)),",
+      '  /\\[native code\\]/.test(Function.prototype.toString.call(ArrayBuffer)),',
       ']',
     ].join('\n')
     expect(valueOf(await sandbox.run(code))).toEqual(['Uint8Array3,Float64Array3,ArrayBuffer1,SharedArrayBuffer1', true, true, true, true])

@@ -23,7 +23,14 @@ describe('construction and availability', () => {
   })
 
   it('rejects bad options with INVALID_OPTIONS', () => {
-    for (const options of [{ poolSize: -1 }, { poolSize: 1.5 }, { poolIdleMs: 'x' }, { networkIsolation: 'maybe' }, { nodePath: '' }, { memoryCheckMs: -1 }]) {
+    for (const options of [
+      { poolSize: -1 },
+      { poolSize: 1.5 },
+      { poolIdleMs: 'x' },
+      { networkIsolation: 'maybe' },
+      { nodePath: '' },
+      { memoryCheckMs: -1 },
+    ]) {
       let thrown: unknown
       try {
         createSubprocessBackend(options as never)

@@ -5,7 +5,7 @@
  */
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import { beforeAll, describe, expect, it } from 'vitest'
 import { FrameReader, encodeFrame } from '../src/framing.js'
 import { createSubprocessBackend } from '../src/index.js'
@@ -29,7 +29,10 @@ beforeAll(async () => {
 
 /** A child started with no launch wrappers, initialized and ready. */
 async function bareChild() {
-  const child = spawn(process.execPath, [permissionFlag, `--allow-fs-read=${entry}`, '--no-warnings', entry], { stdio: ['pipe', 'pipe', 'ignore'], env: {} })
+  const child = spawn(process.execPath, [permissionFlag, `--allow-fs-read=${entry}`, '--no-warnings', entry], {
+    stdio: ['pipe', 'pipe', 'ignore'],
+    env: {},
+  })
   const frames: unknown[][] = []
   const reader = new FrameReader(1 << 20, { frame: (message) => frames.push(message), violation: () => frames.push(['bad frame']) })
   child.stdout.on('data', (chunk: Buffer) => reader.push(chunk))

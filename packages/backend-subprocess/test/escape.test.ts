@@ -9,7 +9,7 @@ import path from 'node:path'
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox } from '@cordon/core'
-import type { SubprocessBackend } from '../src/backend.js'
+import type { SubprocessBackend } from '../src/subprocess-backend.js'
 import { errorOf, open, valueOf } from './helpers.js'
 
 let backend: SubprocessBackend
@@ -126,10 +126,13 @@ describe('after an escape inside the child', () => {
   })
 
   it('cannot reach a TCP server on the host', async () => {
-    await expectNoConnection((server) => server.listen(0, '127.0.0.1'), (server) => {
-      const port = (server.address() as net.AddressInfo).port
-      return `${port}, '127.0.0.1'`
-    })
+    await expectNoConnection(
+      (server) => server.listen(0, '127.0.0.1'),
+      (server) => {
+        const port = (server.address() as net.AddressInfo).port
+        return `${port}, '127.0.0.1'`
+      },
+    )
   })
 
   it('cannot reach a Unix socket on the host', async (ctx) => {
@@ -139,7 +142,10 @@ describe('after an escape inside the child', () => {
     const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-sock-'))
     const file = path.join(dir, 's.sock')
     try {
-      await expectNoConnection((server) => server.listen(file), () => JSON.stringify(file))
+      await expectNoConnection(
+        (server) => server.listen(file),
+        () => JSON.stringify(file),
+      )
     } finally {
       fs.rmSync(dir, { recursive: true, force: true })
     }
@@ -158,7 +164,9 @@ describe('after an escape inside the child', () => {
     expect(result).toEqual({ pid: 1, ppid: 0, host: 'ESRCH', everyone: 'ESRCH' })
     // kill(ppid = 0) signals the child's own process group (where, as the namespace's init, it
     // ignores even SIGKILL from itself), never the host's: the run just times out.
-    const killed = errorOf(await sandbox.run('escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise(() => {})', { timeoutMs: 500 }))
+    const killed = errorOf(
+      await sandbox.run('escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise(() => {})', { timeoutMs: 500 }),
+    )
     expect(killed.code).toMatch(/^(TIMEOUT|BACKEND_CRASHED)$/)
     expect(valueOf(await sandbox.run('1 + 1'))).toBe(2)
   })

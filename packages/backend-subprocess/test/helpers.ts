@@ -1,6 +1,6 @@
 import fs from 'node:fs'
 import { createSandbox, type RunError, type RunResult, type Sandbox } from '@cordon/core'
-import { createBackend, type SubprocessBackend, type TestInternals } from '../src/backend.js'
+import { createBackend, type SubprocessBackend, type TestInternals } from '../src/subprocess-backend.js'
 import type { SubprocessBackendOptions } from '../src/options.js'
 
 /** A backend (with this package's test switches) and a sandbox over it. */

@@ -36,12 +36,14 @@ describe('memoryMb', () => {
   })
 
   it('...and when they are grown WebAssembly memory', async () => {
-    const code = 'const m = new WebAssembly.Memory({ initial: 1, maximum: 4096 })\nfor (let i = 0; i < 60; i++) { m.grow(64); new Uint8Array(m.buffer).fill(1) }\nreturn m.buffer.byteLength'
+    const code =
+      'const m = new WebAssembly.Memory({ initial: 1, maximum: 4096 })\nfor (let i = 0; i < 60; i++) { m.grow(64); new Uint8Array(m.buffer).fill(1) }\nreturn m.buffer.byteLength'
     expect(errorOf(await run(code)).code).toBe('MEMORY_LIMIT')
   })
 
   it('programs within memoryMb run normally, ArrayBuffers included', async () => {
-    const code = 'const b = new Uint8Array(8 * 1024 * 1024).fill(7)\nconst a = Array.from({ length: 100000 }, (_, i) => ({ i }))\nreturn b[123] + a.length'
+    const code =
+      'const b = new Uint8Array(8 * 1024 * 1024).fill(7)\nconst a = Array.from({ length: 100000 }, (_, i) => ({ i }))\nreturn b[123] + a.length'
     expect(valueOf(await run(code))).toBe(100007)
   })
 

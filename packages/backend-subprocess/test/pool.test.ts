@@ -24,7 +24,8 @@ describe('the warm pool', () => {
     const { sandbox } = await open({ poolSize: 2 }, { exposeProcess: true })
     try {
       // A mark on the child's own process object would survive into a reused process.
-      const code = "const seen = [globalThis.mark ?? 'fresh context', escapedProcess.mark ?? 'fresh process']\nglobalThis.mark = escapedProcess.mark = 'used'\nreturn seen"
+      const code =
+        "const seen = [globalThis.mark ?? 'fresh context', escapedProcess.mark ?? 'fresh process']\nglobalThis.mark = escapedProcess.mark = 'used'\nreturn seen"
       for (let i = 0; i < 4; i++) expect(valueOf(await sandbox.run(code))).toEqual(['fresh context', 'fresh process'])
     } finally {
       await sandbox.dispose()

@@ -31,7 +31,10 @@ describe('forged or malformed frames from the child', () => {
   })
 
   it('a frame that is not JSON, or not a known message, is refused', async () => {
-    expect(errorOf(await forged("const body = B.from('{nope'); const h = B.alloc(4); h.writeUInt32BE(body.length); raw(B.concat([h, body]))")).code).toBe('BACKEND_CRASHED')
+    expect(
+      errorOf(await forged("const body = B.from('{nope'); const h = B.alloc(4); h.writeUInt32BE(body.length); raw(B.concat([h, body]))"))
+        .code,
+    ).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['settle', 1, true, '1'])")).code).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['ready'])")).code).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['limit', 'OUTPUT_LIMIT', 'x'])")).code).toBe('BACKEND_CRASHED')

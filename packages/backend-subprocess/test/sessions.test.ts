@@ -7,7 +7,7 @@
 import fs from 'node:fs'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Sandbox, Session } from '@cordon/core'
-import { FORGE, descendants, errorOf, open, running, valueOf, waitFor } from './helpers.js'
+import { FORGE, descendants, errorOf, open, running, valueOf } from './helpers.js'
 
 const linux = process.platform === 'linux'
 let sandbox: Sandbox
@@ -64,7 +64,9 @@ describe('a session child that breaks the protocol', () => {
     let calls = 0
     const session = await sandbox.createSession({ tools: { 't.one': { execute: () => calls++ } } })
     expect(valueOf(await session.run('await t.one()'))).toBe(0)
-    const result = await session.run(`${FORGE}\nsend(['call', 500, 'never.granted', '1'])\nawait new Promise(() => {})`, { timeoutMs: 5_000 })
+    const result = await session.run(`${FORGE}\nsend(['call', 500, 'never.granted', '1'])\nawait new Promise(() => {})`, {
+      timeoutMs: 5_000,
+    })
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(errorOf(result).message).toMatch(/unknown tool/)
     expect(session.ended?.code).toBe('BACKEND_CRASHED')
@@ -75,7 +77,9 @@ describe('a session child that breaks the protocol', () => {
     let calls = 0
     const session = await sandbox.createSession({ tools: { 't.one': { execute: () => calls++ }, 't.two': { execute: () => 2 } } })
     await session.run('globalThis.saved = t.one\n1')
-    const refused = await session.run("let answer\ntry { answer = await saved() } catch (e) { answer = 'refused: ' + e.message }\nanswer", { tools: ['t.two'] })
+    const refused = await session.run("let answer\ntry { answer = await saved() } catch (e) { answer = 'refused: ' + e.message }\nanswer", {
+      tools: ['t.two'],
+    })
     expect(valueOf(refused)).toMatch(/^refused: /)
     expect(calls).toBe(0)
     expect(valueOf(await session.run('await t.two()'))).toBe(2)
@@ -85,7 +89,9 @@ describe('a session child that breaks the protocol', () => {
   it('message counts are per run: a flood in a later run is cut and ends the session', async () => {
     const session = await sandbox.createSession({ maxLogEntries: 3 })
     for (let i = 0; i < 3; i++) expect(valueOf(await session.run("console.log('a'); console.log('b'); console.log('c'); 1"))).toBe(1)
-    const result = await session.run(`${FORGE}\nfor (let i = 0; i < 500; i++) send(['log', 'log', 'spam'])\nawait new Promise(() => {})`, { timeoutMs: 5_000 })
+    const result = await session.run(`${FORGE}\nfor (let i = 0; i < 500; i++) send(['log', 'log', 'spam'])\nawait new Promise(() => {})`, {
+      timeoutMs: 5_000,
+    })
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(result.logs.length).toBeLessThanOrEqual(3)
     expect(session.ended?.code).toBe('BACKEND_CRASHED')

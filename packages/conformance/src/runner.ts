@@ -1,13 +1,7 @@
 import { createSandbox } from '@cordon/core'
-import type { BackendCapabilities, Sandbox, SandboxBackend, SandboxDefaults } from '@cordon/core'
-import type {
-  BackendFactory,
-  CheckContext,
-  CheckOutcome,
-  ConformanceCheck,
-  ConformanceOptions,
-  ResolvedConformanceOptions,
-} from './types.js'
+import type { Sandbox, SandboxDefaults } from '@cordon/core'
+import { unmetCapabilities, type BackendCapabilities, type BackendFactory, type SandboxBackend } from '@cordon/core/backend'
+import type { CheckContext, CheckOutcome, ConformanceCheck, ConformanceOptions, ResolvedConformanceOptions } from './types.js'
 
 const DEFAULT_CHECK_TIMEOUT_MS = 15_000
 const DISPOSE_BUDGET_MS = 5_000
@@ -28,18 +22,12 @@ export function checkTimeoutMs(check: ConformanceCheck, options: ResolvedConform
 
 /** Why a check does not apply to a backend, or undefined when it does. */
 export function skipReason(check: ConformanceCheck, capabilities: BackendCapabilities): string | undefined {
-  for (const [name, wanted] of Object.entries(check.requires ?? {})) {
-    const declared = capabilities[name as keyof BackendCapabilities]
-    if (declared !== wanted) return `needs capabilities.${name} === ${String(wanted)}, backend declares ${String(declared)}`
-  }
-  return undefined
+  const unmet = unmetCapabilities(capabilities, check.requires)
+  return unmet.length === 0 ? undefined : `needs capabilities: ${unmet.join('; ')}`
 }
 
 /** The checks that apply to a backend with these capabilities (to register no skipped tests). */
-export function applicableChecks(
-  checks: readonly ConformanceCheck[],
-  capabilities: BackendCapabilities,
-): readonly ConformanceCheck[] {
+export function applicableChecks(checks: readonly ConformanceCheck[], capabilities: BackendCapabilities): readonly ConformanceCheck[] {
   return checks.filter((check) => skipReason(check, capabilities) === undefined)
 }
 
@@ -52,7 +40,7 @@ export interface GroupFixture {
 
 export async function createGroupFixture(factory: BackendFactory): Promise<GroupFixture> {
   const backend = await factory()
-  const sandbox = await createSandbox(backend)
+  const sandbox = createSandbox(backend)
   return { backend, sandbox, dispose: () => disposeWithin(sandbox, 'the group sandbox') }
 }
 
@@ -69,14 +57,18 @@ export async function runCheckOn(
     backend: fixture.backend,
     options,
     async newSandbox(defaults?: SandboxDefaults) {
-      const sandbox = await createSandbox(await factory(), defaults)
+      const sandbox = createSandbox(await factory(), defaults)
       extra.push(sandbox)
       return sandbox
     },
   }
   const limitMs = checkTimeoutMs(check, options)
   try {
-    await within(Promise.resolve().then(() => check.run(ctx)), limitMs, `check "${check.name}" did not finish within ${limitMs} ms`)
+    await within(
+      Promise.resolve().then(() => check.run(ctx)),
+      limitMs,
+      `check "${check.name}" did not finish within ${limitMs} ms`,
+    )
   } finally {
     await Promise.all(extra.map((sandbox) => disposeWithin(sandbox, 'a sandbox made by the check')))
   }

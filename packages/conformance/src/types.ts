@@ -1,7 +1,8 @@
-import type { BooleanCapability, Sandbox, SandboxBackend, SandboxDefaults } from '@cordon/core'
+import type { Sandbox, SandboxDefaults } from '@cordon/core'
+import type { CapabilityRequirement, SandboxBackend } from '@cordon/core/backend'
 
-/** Makes the backend under test. Called once per group (and once per check that needs its own sandbox). */
-export type BackendFactory = () => SandboxBackend | Promise<SandboxBackend>
+/** Makes the backend under test, once per group and once per check that needs its own sandbox. */
+export type { BackendFactory, CapabilityRequirement } from '@cordon/core/backend'
 
 export const CONFORMANCE_GROUPS = [
   'values',
@@ -44,16 +45,14 @@ export interface CheckContext {
    * A new sandbox over a new backend from the factory, for checks that need their own
    * defaults or dispose it. Disposed when the check ends.
    */
-  newSandbox(defaults?: SandboxDefaults): Promise<Sandbox>
+  newSandbox: (defaults?: SandboxDefaults) => Promise<Sandbox>
 }
-
-/** Capability values a check is written for; it is skipped on a backend declaring otherwise. */
-export type CapabilityRequirement = Partial<Record<BooleanCapability, boolean>>
 
 /** One conformance check: plain data, run by the vitest describers or by `runConformanceCheck`. */
 export interface ConformanceCheck {
   readonly group: ConformanceGroup
   readonly name: string
+  /** Capability values the check is written for; it is skipped on a backend declaring otherwise. */
   readonly requires?: CapabilityRequirement
   /** Upper bound for the whole check in ms (default 15 s). */
   readonly timeoutMs?: number | ((options: ResolvedConformanceOptions) => number)

@@ -3,8 +3,9 @@
  * guard the promise it breaks, while the correct reference backend passes them.
  */
 import { describe, expect, it } from 'vitest'
-import { CONFORMANCE_GROUPS, conformanceChecks, conformanceGroups, runConformanceCheck } from '../src/index.js'
-import type { BackendFactory, ConformanceCheck, ConformanceOptions } from '../src/index.js'
+import { conformanceChecks, conformanceGroups } from '../src/describe.js'
+import { runConformanceCheck } from '../src/runner.js'
+import { CONFORMANCE_GROUPS, type BackendFactory, type ConformanceCheck, type ConformanceOptions } from '../src/types.js'
 import {
   createEnvExposingBackend,
   createHostExposingBackend,
@@ -114,7 +115,13 @@ describe('runConformanceCheck', () => {
 
   it('reports a throwing check as failed, with its error', async () => {
     const outcome = await runConformanceCheck(
-      { group: 'values', name: 'throws', run: () => { throw new Error('nope') } },
+      {
+        group: 'values',
+        name: 'throws',
+        run: () => {
+          throw new Error('nope')
+        },
+      },
       factory,
     )
     expect(outcome.status).toBe('failed')
@@ -122,10 +129,7 @@ describe('runConformanceCheck', () => {
   })
 
   it('fails a check that does not finish within its timeoutMs', async () => {
-    const outcome = await runConformanceCheck(
-      { group: 'values', name: 'hangs', timeoutMs: 100, run: () => new Promise(() => {}) },
-      factory,
-    )
+    const outcome = await runConformanceCheck({ group: 'values', name: 'hangs', timeoutMs: 100, run: () => new Promise(() => {}) }, factory)
     expect(outcome.status === 'failed' && String(outcome.error)).toContain('did not finish within 100 ms')
   })
 
@@ -137,7 +141,14 @@ describe('runConformanceCheck', () => {
       return { ...backend, dispose: () => (disposed++, dispose()) }
     }
     const outcome = await runConformanceCheck(
-      { group: 'lifecycle', name: 'extra sandboxes', run: async (ctx) => { await ctx.newSandbox(); await ctx.newSandbox() } },
+      {
+        group: 'lifecycle',
+        name: 'extra sandboxes',
+        run: async (ctx) => {
+          await ctx.newSandbox()
+          await ctx.newSandbox()
+        },
+      },
       counting,
     )
     expect(outcome.status).toBe('passed')

@@ -22,13 +22,7 @@ export const ERROR_CODES = [
 export type ErrorCode = (typeof ERROR_CODES)[number]
 
 /** Codes that mean a run was stopped because it went over one of its limits. */
-export const LIMIT_ERROR_CODES: readonly ErrorCode[] = [
-  'TIMEOUT',
-  'MEMORY_LIMIT',
-  'OUTPUT_LIMIT',
-  'TOOL_CALL_LIMIT',
-  'CODE_LIMIT',
-]
+export const LIMIT_ERROR_CODES: readonly ErrorCode[] = ['TIMEOUT', 'MEMORY_LIMIT', 'OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'CODE_LIMIT']
 
 const BRAND = Symbol.for('@cordon/core.SandboxError')
 
@@ -55,11 +49,7 @@ export class SandboxError extends Error {
   }
 
   static isInstance(value: unknown): value is SandboxError {
-    return (
-      typeof value === 'object' &&
-      value !== null &&
-      (value as Record<symbol, unknown>)[BRAND] === true
-    )
+    return typeof value === 'object' && value !== null && (value as Record<symbol, unknown>)[BRAND] === true
   }
 }
 

@@ -1,3 +1,7 @@
+/**
+ * `@cordon/core`: the user API. Backend authors import the contract and the guest protocol
+ * from `@cordon/core/backend`.
+ */
 export { ERROR_CODES, LIMIT_ERROR_CODES, SandboxError, isSandboxError } from './errors.js'
 export type { ErrorCode, SandboxErrorOptions } from './errors.js'
 export { LOG_LEVELS } from './result.js'
@@ -5,24 +9,12 @@ export type { LogEntry, LogLevel, RunError, RunResult, RunStats } from './result
 export { DEFAULT_LIMITS, LIMIT_ENV_VARS, LIMIT_NAMES, resolveLimits } from './limits.js'
 export type { Limits, ResolvedLimits } from './limits.js'
 export type { JsonSchema, RunOptions, SandboxDefaults, ToolContext, ToolDefinition, ToolSet } from './options.js'
-export type { BackendCapabilities, BooleanCapability } from './spec/v1/capabilities.js'
-export type {
-  BackendRunStats,
-  ExecuteOutcome,
-  ExecuteRequest,
-  HostBridge,
-  BackendSession,
-  SandboxBackend,
-  SessionRequest,
-  ToolDescriptor,
-} from './spec/v1/backend.js'
-export type { GuestHostFunctions, GuestRuntime, GuestSetup } from './guest/protocol.js'
+/** What `backend.capabilities` declares; the contract itself is in `@cordon/core/backend`. */
+export type { BackendCapabilities, BooleanCapability } from './backend/v1/capabilities.js'
+/** The type of what `createSandbox` takes; implementing one starts at `@cordon/core/backend`. */
+export type { SandboxBackend } from './backend/v1/sandbox-backend.js'
 export type { Sandbox } from './sandbox-types.js'
 export type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
-export { GUEST_FILENAME, GUEST_RUNTIME_SOURCE } from './guest/runtime-source.js'
-export { createGuestHost, outcomeFromDone, toolErrorPayload } from './host/guest-host.js'
-export type { GuestDone, GuestEngine, GuestHost } from './host/guest-host.js'
-export { createHostSwitch } from './host/host-switch.js'
-export type { HostSwitch } from './host/host-switch.js'
 export { createSandbox } from './sandbox.js'
-export { decodeValue, encodeValue } from './wire.js'
+/** ECMAScript reserved words: a global or a tool name part cannot be one (apps that derive tool names use it). */
+export { RESERVED_WORDS } from './run/reserved-names.js'

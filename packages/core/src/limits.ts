@@ -63,7 +63,7 @@ export function checkLimit(name: keyof Limits, value: unknown, source: string): 
   if (typeof value !== 'number' || !Number.isInteger(value) || value < rule.min || value > rule.max) {
     throw new SandboxError(
       'INVALID_OPTIONS',
-      `${source}: ${name} must be an integer from ${rule.min} to ${rule.max}, got ${describe(value)}`,
+      `${source}: ${name} must be an integer from ${rule.min} to ${rule.max}, got ${describeOptionValue(value)}`,
     )
   }
   return value
@@ -94,7 +94,8 @@ export function resolveLimits(...layers: Partial<Limits>[]): ResolvedLimits {
   return Object.freeze(merged)
 }
 
-export function describe(value: unknown): string {
+/** A bad option value, shown in an INVALID_OPTIONS message (never '[object Object]'). */
+export function describeOptionValue(value: unknown): string {
   if (typeof value === 'string') return JSON.stringify(value.length > 40 ? `${value.slice(0, 40)}…` : value)
   if (typeof value === 'number' || typeof value === 'boolean' || value == null) return String(value)
   if (Array.isArray(value)) return 'an array'

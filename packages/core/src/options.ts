@@ -10,6 +10,8 @@ export interface ToolContext {
   name: string
 }
 
+// `any` by default, as tool libraries do: `execute` is typed by its `inputSchema` or its own annotation.
+// eslint-disable-next-line @typescript-eslint/no-explicit-any
 export interface ToolDefinition<Args = any, Result = unknown> {
   description?: string
   /** Validates the guest's argument before `execute` runs; invalid input rejects in the guest. */

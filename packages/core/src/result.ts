@@ -39,5 +39,4 @@ export interface RunStats {
 }
 
 export type RunResult<T = unknown> =
-  | { ok: true; value: T; logs: LogEntry[]; stats: RunStats }
-  | { ok: false; error: RunError; logs: LogEntry[]; stats: RunStats }
+  { ok: true; value: T; logs: LogEntry[]; stats: RunStats } | { ok: false; error: RunError; logs: LogEntry[]; stats: RunStats }

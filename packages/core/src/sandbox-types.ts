@@ -1,6 +1,6 @@
 import type { RunOptions } from './options.js'
 import type { RunResult } from './result.js'
-import type { SandboxBackend } from './spec/v1/backend.js'
+import type { SandboxBackend } from './backend/v1/sandbox-backend.js'
 import type { Session, SessionInfo, SessionOptions } from './session-types.js'
 
 export interface Sandbox {

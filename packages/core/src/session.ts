@@ -3,14 +3,14 @@ import { resolveLimits, type Limits } from './limits.js'
 import type { RunOptions, SandboxDefaults, ToolSet } from './options.js'
 import type { RunResult } from './result.js'
 import type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
-import type { BackendSession, SandboxBackend } from './spec/v1/backend.js'
-import { checkGlobalNames, checkOptions, mergeRunOptions } from './host/check-options.js'
-import { executeRun, prepareRun } from './host/run-program.js'
-import { checkSessionRunOptions, narrowTools } from './host/session-options.js'
-import { registerTools } from './host/tool-registry.js'
+import type { BackendSession, SandboxBackend } from './backend/v1/sandbox-backend.js'
+import { checkGlobalNames, checkOptions, mergeRunOptions } from './run/check-options.js'
+import { executeRun, prepareRun } from './run/run-program.js'
+import { checkSessionRunOptions, narrowTools } from './run/session-options.js'
+import { registerTools } from './run/tool-registry.js'
 
 /** What a session needs from the sandbox that made it. */
-export interface SessionHost {
+export interface SessionOwner {
   backend: SandboxBackend
   envLimits: Partial<Limits>
   defaultLimits: Partial<Limits>
@@ -23,23 +23,35 @@ export interface SessionHost {
  * Codes of runs that ended part-way through guest code (stopped by the host or the backend) or
  * lost the engine: the session's state can no longer be trusted.
  */
-const SESSION_ENDING: readonly ErrorCode[] = ['TIMEOUT', 'ABORTED', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'BACKEND_CRASHED', 'BACKEND_UNAVAILABLE', 'INTERNAL']
+const SESSION_ENDING: readonly ErrorCode[] = [
+  'TIMEOUT',
+  'ABORTED',
+  'TOOL_CALL_LIMIT',
+  'MEMORY_LIMIT',
+  'BACKEND_CRASHED',
+  'BACKEND_UNAVAILABLE',
+  'INTERNAL',
+]
 
-export async function openSession(host: SessionHost, id: string, options: SessionOptions): Promise<Session> {
-  const { backend } = host
+export async function openSession(owner: SessionOwner, id: string, options: SessionOptions): Promise<Session> {
+  const { backend } = owner
   if (backend.capabilities.sessions !== true || typeof backend.openSession !== 'function') {
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} does not support sessions (capabilities.sessions is false)`)
   }
   const { id: _id, ...sessionOptions } = options
   const sessionLimits = checkOptions(sessionOptions, 'session options', false)
-  const merged = mergeRunOptions(host.defaults, sessionOptions)
+  const merged = mergeRunOptions(owner.defaults, sessionOptions)
   const grant = merged.tools
   const grantRegistry = registerTools(grant)
-  const limits = resolveLimits(host.envLimits, host.defaultLimits, sessionLimits)
+  const limits = resolveLimits(owner.envLimits, owner.defaultLimits, sessionLimits)
   if (grantRegistry.hasSync && !backend.capabilities.syncHostCalls) {
-    throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`)
+    throw new SandboxError(
+      'UNSUPPORTED',
+      `backend ${backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`,
+    )
   }
-  const memoryExplicit = sessionLimits.memoryMb !== undefined || host.defaultLimits.memoryMb !== undefined || host.envLimits.memoryMb !== undefined
+  const memoryExplicit =
+    sessionLimits.memoryMb !== undefined || owner.defaultLimits.memoryMb !== undefined || owner.envLimits.memoryMb !== undefined
   if (memoryExplicit && !backend.capabilities.memoryLimit) {
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot enforce memoryMb (capabilities.memoryLimit is false)`)
   }
@@ -50,9 +62,13 @@ export async function openSession(host: SessionHost, id: string, options: Sessio
     engine = await backend.openSession({ memoryMb: limits.memoryMb })
   } catch (error) {
     if (isSandboxError(error)) throw error
-    throw new SandboxError('BACKEND_CRASHED', `backend ${backend.name} could not open a session: ${error instanceof Error ? error.message : String(error)}`, { cause: error })
+    throw new SandboxError(
+      'BACKEND_CRASHED',
+      `backend ${backend.name} could not open a session: ${error instanceof Error ? error.message : String(error)}`,
+      { cause: error },
+    )
   }
-  return new BackendBoundSession(host, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits)
+  return new BackendBoundSession(owner, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits)
 }
 
 class BackendBoundSession implements Session {
@@ -69,7 +85,7 @@ class BackendBoundSession implements Session {
   private disposal: Promise<void> | undefined
 
   constructor(
-    private readonly host: SessionHost,
+    private readonly owner: SessionOwner,
     readonly id: string,
     private readonly engine: BackendSession,
     private readonly options: RunOptions & { memoryMb: number },
@@ -85,7 +101,11 @@ class BackendBoundSession implements Session {
     const tools = narrowTools(this.options.tools, checked.tools, this.narrowed)
     const registry = registerTools(tools)
     if (options?.globals !== undefined) checkGlobalNames(options.globals, registry.roots)
-    const limits = resolveLimits(this.host.envLimits, this.host.defaultLimits, { ...this.sessionLimits, ...checked.limits, memoryMb: this.options.memoryMb })
+    const limits = resolveLimits(this.owner.envLimits, this.owner.defaultLimits, {
+      ...this.sessionLimits,
+      ...checked.limits,
+      memoryMb: this.options.memoryMb,
+    })
     const signals = [this.ending.signal, ...(options?.signal ? [options.signal] : [])]
     const signal = AbortSignal.any(signals)
 
@@ -100,7 +120,7 @@ class BackendBoundSession implements Session {
       const globals = signal.aborted ? undefined : this.takeGlobals(options?.globals)
       let lastRun = { executed: false, stopped: false }
       const plan = {
-        backend: this.host.backend,
+        backend: this.owner.backend,
         code,
         options: { tools, globals, signal },
         limits,
@@ -133,7 +153,8 @@ class BackendBoundSession implements Session {
       if (result.stats.heapBytes !== undefined) this.heapBytes = result.stats.heapBytes
       if (lastRun.executed && this.ended === undefined) {
         const why = this.endingCause(result, lastRun.stopped)
-        if (why !== undefined) await this.end({ code: why.code, message: `the session ended: run ${this.runs} ended with ${why.code} (${why.message})` })
+        if (why !== undefined)
+          await this.end({ code: why.code, message: `the session ended: run ${this.runs} ended with ${why.code} (${why.message})` })
       }
       return result as RunResult<T>
     } finally {
@@ -151,7 +172,7 @@ class BackendBoundSession implements Session {
   info(): SessionInfo {
     const info: SessionInfo = {
       id: this.id,
-      backend: this.host.backend.name,
+      backend: this.owner.backend.name,
       createdAt: new Date(this.createdAt),
       runs: this.runs,
       memoryMb: this.options.memoryMb,
@@ -169,7 +190,7 @@ class BackendBoundSession implements Session {
     if (this.disposal !== undefined) return this.disposal
     this.ended = reason
     this.ending.abort(new SandboxError('ABORTED', reason.message))
-    this.host.forget(this)
+    this.owner.forget(this)
     this.disposal = this.engine.dispose().catch(() => {
       // The engine is gone either way; a failing dispose must not fail the host's cleanup.
     })
@@ -179,7 +200,7 @@ class BackendBoundSession implements Session {
   /** Why the run just finished leaves the engine in a state no later run may use, if it does. */
   private endingCause(result: RunResult, stopped: boolean): { code: ErrorCode; message: string } | undefined {
     if (!result.ok && (stopped || !this.engine.alive || SESSION_ENDING.includes(result.error.code))) return result.error
-    if (!this.engine.alive) return { code: 'BACKEND_CRASHED', message: `backend ${this.host.backend.name} lost the session's engine` }
+    if (!this.engine.alive) return { code: 'BACKEND_CRASHED', message: `backend ${this.owner.backend.name} lost the session's engine` }
     return undefined
   }
 

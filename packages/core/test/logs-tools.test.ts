@@ -1,8 +1,8 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox } from '../src/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
-const sandbox = createSandbox(createVmTestBackend())
+const sandbox = createSandbox(createVmBackend())
 afterAll(() => sandbox.dispose())
 
 async function logsOf(code: string): Promise<string[]> {
@@ -54,9 +54,12 @@ describe('console formatting', () => {
   })
 
   it('keeps levels and cuts long entries with a marker', async () => {
-    const r = await sandbox.run(`console.warn('w'); console.error('e'); console.info('i'); console.debug('d'); console.log('x'.repeat(5000))`, {
-      maxLogBytes: 100,
-    })
+    const r = await sandbox.run(
+      `console.warn('w'); console.error('e'); console.info('i'); console.debug('d'); console.log('x'.repeat(5000))`,
+      {
+        maxLogBytes: 100,
+      },
+    )
     expect(r.logs.map((l) => l.level)).toEqual(['warn', 'error', 'info', 'debug', 'log'])
     const last = r.logs[4]!.message
     expect(last.endsWith('…[truncated]')).toBe(true)
@@ -92,7 +95,13 @@ describe('tools', () => {
 
   it('gives the guest only the message of a tool error', async () => {
     const r = await sandbox.run(`try { await svc.fail() } catch (e) { return [e.message, String(e.stack).includes('node_modules')] }`, {
-      tools: { 'svc.fail': { execute: () => { throw new Error('nope') } } },
+      tools: {
+        'svc.fail': {
+          execute: () => {
+            throw new Error('nope')
+          },
+        },
+      },
     })
     expect(r.ok && r.value).toEqual(['nope', false])
   })
@@ -114,7 +123,12 @@ describe('tools', () => {
       tools: {
         'slow.wait': {
           execute: (_: unknown, { signal }) =>
-            new Promise((resolve) => signal.addEventListener('abort', () => { aborted = true; resolve(1) })),
+            new Promise((resolve) =>
+              signal.addEventListener('abort', () => {
+                aborted = true
+                resolve(1)
+              }),
+            ),
         },
       },
     })

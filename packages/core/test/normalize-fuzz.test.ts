@@ -48,13 +48,49 @@ describe('normalization always yields something that parses', () => {
   })
 
   test('arbitrary text never makes normalizeCode throw', async () => {
-    const token = fc.constantFrom('```', 'js', '\n', ' ', '{', '}', '(', ')', '`', "'", '"', '/', '*', '//', '/*', '*/', 'return', 'export', 'default', 'import', 'async', 'await', '=>', ':', ';', 'x', '1', '<T>', 'as', '#!', '\u2028', '\r')
+    const token = fc.constantFrom(
+      '```',
+      'js',
+      '\n',
+      ' ',
+      '{',
+      '}',
+      '(',
+      ')',
+      '`',
+      "'",
+      '"',
+      '/',
+      '*',
+      '//',
+      '/*',
+      '*/',
+      'return',
+      'export',
+      'default',
+      'import',
+      'async',
+      'await',
+      '=>',
+      ':',
+      ';',
+      'x',
+      '1',
+      '<T>',
+      'as',
+      '#!',
+      '\u2028',
+      '\r',
+    )
     await fc.assert(
-      fc.asyncProperty(fc.array(token, { maxLength: 40 }).map((t) => t.join('')), async (code) => {
-        const result = await normalizeCode(code)
-        if (result.ok) wrapperFunction(result.program.script)
-        else expect(result.error.line).toBeGreaterThanOrEqual(1)
-      }),
+      fc.asyncProperty(
+        fc.array(token, { maxLength: 40 }).map((t) => t.join('')),
+        async (code) => {
+          const result = await normalizeCode(code)
+          if (result.ok) wrapperFunction(result.program.script)
+          else expect(result.error.line).toBeGreaterThanOrEqual(1)
+        },
+      ),
       { numRuns: 500, ...seed },
     )
   })
@@ -98,7 +134,10 @@ describe('normalization keeps the meaning of a valid async function body', () =>
         const raw = await runScript(rawScript(body))
         const ours = await runScript(normalized.program.script)
         expect(ours.logs).toStrictEqual(raw.logs)
-        if ('value' in raw.outcome && 'value' in ours.outcome) expect(Object.is(ours.outcome.value, raw.outcome.value), `${String(ours.outcome.value)} vs ${String(raw.outcome.value)}`).toBe(true)
+        if ('value' in raw.outcome && 'value' in ours.outcome)
+          expect(Object.is(ours.outcome.value, raw.outcome.value), `${String(ours.outcome.value)} vs ${String(raw.outcome.value)}`).toBe(
+            true,
+          )
         else expect(ours.outcome).toStrictEqual(raw.outcome)
       }),
       { numRuns: 300, ...seed },

@@ -170,7 +170,11 @@ describe('TypeScript syntax errors', () => {
 describe('JSX', () => {
   test('JSX is rejected with a clear message at its position', async () => {
     expect(await syntaxError('const el = <div>hi</div>')).toEqual({ name: 'SyntaxError', message: JSX, line: 1, column: 12 })
-    expect(await syntaxError('const App = () => (\n  <div className="x">\n    {1}\n  </div>\n)')).toMatchObject({ message: JSX, line: 2, column: 3 })
+    expect(await syntaxError('const App = () => (\n  <div className="x">\n    {1}\n  </div>\n)')).toMatchObject({
+      message: JSX,
+      line: 2,
+      column: 3,
+    })
     expect(await syntaxError('<Component />')).toMatchObject({ message: JSX, line: 1, column: 1 })
   })
 

@@ -28,7 +28,7 @@ async function thrownAt(program: NormalizedProgram): Promise<{ line: number; col
     await fn()
   } catch (err) {
     const m = /guest\.js:(\d+):(\d+)/.exec(String((err as Error).stack))
-    if (m === null) throw new Error(`no position in ${(err as Error).stack}`)
+    if (m === null) throw new Error(`no position in ${(err as Error).stack}`, { cause: err })
     return { line: Number(m[1]), column: Number(m[2]) }
   }
   throw new Error('the program did not throw')
@@ -186,9 +186,7 @@ describe('exports and imports', () => {
   test('other exports lose the export keyword', async () => {
     await expect(run('export const x = 1\nexport function f() { return x + 1 }\nf()')).resolves.toBe(2)
     await expect(run('const a = 1, b = 2\nexport { a, b as c }\na + b')).resolves.toBe(3)
-    await expect(run('export async function main() { return "lone exported function" }')).resolves.toBe(
-      'lone exported function',
-    )
+    await expect(run('export async function main() { return "lone exported function" }')).resolves.toBe('lone exported function')
     await expect(run('export class K { static v = 3 }\nK.v')).resolves.toBe(3)
   })
 
@@ -267,7 +265,8 @@ describe('markdown fences', () => {
   })
 
   test('prose before and after the block', async () => {
-    const code = "Here is the code you asked for:\n\n```javascript\nconst x = 3\nx * x\n```\n\nIt squares 3. Let me know if you'd like more!"
+    const code =
+      "Here is the code you asked for:\n\n```javascript\nconst x = 3\nx * x\n```\n\nIt squares 3. Let me know if you'd like more!"
     const program = await normalized(code)
     expect(program.lineDelta).toBe(-2)
     await expect(run(code)).resolves.toBe(9)

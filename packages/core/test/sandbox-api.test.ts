@@ -1,15 +1,15 @@
 import { afterAll, describe, expect, it } from 'vitest'
 import { createSandbox, isSandboxError, SandboxError } from '../src/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
-const sandbox = createSandbox(createVmTestBackend())
+const sandbox = createSandbox(createVmBackend())
 afterAll(() => sandbox.dispose())
 
 describe('run results', () => {
   it('returns the last expression value with stats', async () => {
     const r = await sandbox.run('const a = [1, 2]; a.map((x) => x * 2)')
     expect(r).toMatchObject({ ok: true, value: [2, 4], logs: [] })
-    expect(r.stats).toMatchObject({ backend: 'vm-test', toolCalls: 0, logsDropped: 0 })
+    expect(r.stats).toMatchObject({ backend: 'vm-reference', toolCalls: 0, logsDropped: 0 })
     expect(r.stats.wallMs).toBeGreaterThanOrEqual(0)
   })
 
@@ -50,7 +50,7 @@ describe('host misuse throws typed errors', () => {
   })
 
   it('throws DISPOSED after dispose', async () => {
-    const s = createSandbox(createVmTestBackend())
+    const s = createSandbox(createVmBackend())
     await s.dispose()
     await s.dispose()
     const error = await s.run('1').catch((e: unknown) => e)
@@ -59,14 +59,14 @@ describe('host misuse throws typed errors', () => {
   })
 
   it('rejects a backend of another specification version', () => {
-    const backend = { ...createVmTestBackend(), specificationVersion: 'v2' }
+    const backend = { ...createVmBackend(), specificationVersion: 'v2' }
     expect(() => createSandbox(backend as never)).toThrow(/specification v2/)
   })
 })
 
 describe('limits resolved from defaults, environment and options', () => {
   it('lets run options override sandbox defaults', async () => {
-    const s = createSandbox(createVmTestBackend(), { maxLogEntries: 1 })
+    const s = createSandbox(createVmBackend(), { maxLogEntries: 1 })
     const r = await s.run('console.log(1); console.log(2)')
     expect(r.logs).toHaveLength(1)
     expect(r.stats.logsDropped).toBe(1)
@@ -77,10 +77,10 @@ describe('limits resolved from defaults, environment and options', () => {
   it('reads CORDON_* variables and refuses malformed ones', async () => {
     process.env.CORDON_MAX_LOG_ENTRIES = '0'
     try {
-      const r = await createSandbox(createVmTestBackend()).run('console.log(1)')
+      const r = await createSandbox(createVmBackend()).run('console.log(1)')
       expect(r.logs).toHaveLength(0)
       process.env.CORDON_MAX_LOG_ENTRIES = 'lots'
-      expect(() => createSandbox(createVmTestBackend())).toThrow(/CORDON_MAX_LOG_ENTRIES/)
+      expect(() => createSandbox(createVmBackend())).toThrow(/CORDON_MAX_LOG_ENTRIES/)
     } finally {
       delete process.env.CORDON_MAX_LOG_ENTRIES
     }

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest'
 import { createSandbox, isSandboxError } from '../src/index.js'
 import { normalizeCode } from '../src/normalize/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
 async function scriptOf(code: string): Promise<string> {
   const result = await normalizeCode(code, { persistTopLevel: true })
@@ -38,10 +38,10 @@ describe('session normalization', () => {
 
 describe('createSession', () => {
   it('throws UNSUPPORTED on a backend that declares no sessions, INVALID_OPTIONS for bad options', async () => {
-    const backend = createVmTestBackend()
+    const backend = createVmBackend()
     const without = createSandbox({ ...backend, capabilities: { ...backend.capabilities, sessions: false } })
     await expect(without.createSession()).rejects.toSatisfy((e) => isSandboxError(e, 'UNSUPPORTED'))
-    const sandbox = createSandbox(createVmTestBackend())
+    const sandbox = createSandbox(createVmBackend())
     await expect(sandbox.createSession('x' as never)).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
     await expect(sandbox.createSession({ id: '' })).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))
     await expect(sandbox.createSession({ globals: { console: 1 } })).rejects.toSatisfy((e) => isSandboxError(e, 'INVALID_OPTIONS'))

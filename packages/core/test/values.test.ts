@@ -1,8 +1,9 @@
 import { afterAll, describe, expect, it } from 'vitest'
-import { createSandbox, decodeValue, encodeValue } from '../src/index.js'
-import { createVmTestBackend } from './support/vm-backend.js'
+import { createSandbox } from '../src/index.js'
+import { decodeValue, encodeValue } from '../src/backend/index.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
-const sandbox = createSandbox(createVmTestBackend())
+const sandbox = createSandbox(createVmBackend())
 afterAll(() => sandbox.dispose())
 
 const samples: Record<string, unknown> = {
@@ -45,7 +46,17 @@ describe('value codec', () => {
     cycle.self = cycle
     expect(() => encodeValue({ a: [() => 1] }, 1e6, 'x')).toThrow(/function \(at \$\.a\[0\]\)/)
     expect(() => encodeValue(cycle, 1e6, 'x')).toThrow(/circular/)
-    expect(() => encodeValue({ get g() { return 1 } }, 1e6, 'x')).toThrow(/getter/)
+    expect(() =>
+      encodeValue(
+        {
+          get g() {
+            return 1
+          },
+        },
+        1e6,
+        'x',
+      ),
+    ).toThrow(/getter/)
     expect(() => encodeValue(Symbol('s'), 1e6, 'x')).toThrow(/symbol/)
     expect(() => encodeValue(/re/, 1e6, 'x')).toThrow(/regular expression/)
     expect(() => encodeValue(Promise.resolve(), 1e6, 'x')).toThrow(/Promise/)

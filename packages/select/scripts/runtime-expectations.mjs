@@ -17,7 +17,11 @@ export function checkSmoke(plan, result) {
     check('node version', Number(runtime.version.split('.')[0]) === plan.major, `expected ${plan.major}, got ${runtime.version}`)
     check('--no-node-snapshot seen', runtime.noNodeSnapshot === !plan.withoutSnapshotFlag, `noNodeSnapshot=${runtime.noNodeSnapshot}`)
   }
-  check('all three candidates reported', ['subprocess', 'quickjs', 'ivm'].every((n) => byName[n]), Object.keys(byName).join(','))
+  check(
+    'all three candidates reported',
+    ['subprocess', 'quickjs', 'ivm'].every((n) => byName[n]),
+    Object.keys(byName).join(','),
+  )
   for (const c of diagnosis.candidates) {
     if (c.available) continue
     check(`${c.name}: unavailable with reason and fix`, c.reason && c.fix, JSON.stringify(c))
@@ -26,11 +30,19 @@ export function checkSmoke(plan, result) {
 
   check('quickjs available', byName.quickjs?.available, byName.quickjs && `${byName.quickjs.status}: ${byName.quickjs.reason}`)
   // On Bun and Deno the children run on the `node` found on PATH; the matrix always has one.
-  check('subprocess available', byName.subprocess?.available, byName.subprocess && `${byName.subprocess.status}: ${byName.subprocess.reason}`)
+  check(
+    'subprocess available',
+    byName.subprocess?.available,
+    byName.subprocess && `${byName.subprocess.status}: ${byName.subprocess.reason}`,
+  )
   const ivm = byName.ivm
   if (plan.kind === 'node') {
     if (plan.withoutSnapshotFlag) {
-      check('ivm refused without --no-node-snapshot', !ivm.available && /--no-node-snapshot|NODE_MODULE_VERSION|isolated-vm is not installed/.test(ivm.reason), ivm.reason)
+      check(
+        'ivm refused without --no-node-snapshot',
+        !ivm.available && /--no-node-snapshot|NODE_MODULE_VERSION|isolated-vm is not installed/.test(ivm.reason),
+        ivm.reason,
+      )
     } else {
       check('ivm available or explained', ivm.available || EXPLAINED_IVM_ON_NODE.test(ivm.reason), `${ivm.status}: ${ivm.reason}`)
     }
@@ -42,7 +54,11 @@ export function checkSmoke(plan, result) {
   }
 
   const strongest = diagnosis.candidates.filter((c) => c.available).sort((a, b) => a.rank - b.rank)[0]
-  check('the strongest available backend is chosen', diagnosis.chosen === strongest?.name, `chose ${diagnosis.chosen}, strongest ${strongest?.name}`)
+  check(
+    'the strongest available backend is chosen',
+    diagnosis.chosen === strongest?.name,
+    `chose ${diagnosis.chosen}, strongest ${strongest?.name}`,
+  )
   check('createSandbox() runs a program with a tool', chosen.ok && chosen.value === '1,2', JSON.stringify(chosen))
   check('it ran on the chosen backend', chosen.backend === diagnosis.chosen, `${chosen.backend} vs ${diagnosis.chosen}`)
   for (const [name, r] of Object.entries(forced)) {

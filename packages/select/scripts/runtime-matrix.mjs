@@ -66,7 +66,10 @@ async function install(names) {
   await Promise.all(
     missing.map(async (r) => {
       mkdirSync(join(dir, r.name), { recursive: true })
-      const npm = await run('npm', ['i', '--prefix', join(dir, r.name), '--no-save', '--no-package-lock', r.spec], { env, timeoutMs: 300_000 })
+      const npm = await run('npm', ['i', '--prefix', join(dir, r.name), '--no-save', '--no-package-lock', r.spec], {
+        env,
+        timeoutMs: 300_000,
+      })
       if (npm.status !== 0) console.error(`installing ${r.spec} failed:\n${npm.stderr.slice(-2000)}`)
     }),
   )
@@ -117,7 +120,9 @@ for (const plan of plans(runtimes)) {
   const line = out.stdout.split('\n').find((l) => l.startsWith('@@SMOKE@@'))
   if (!line) {
     failed++
-    console.log(`✗ ${plan.label}: no result (exit ${out.status ?? out.signal}) ${ms}ms\n${out.stderr.slice(-3000)}${out.stdout.slice(-1000)}`)
+    console.log(
+      `✗ ${plan.label}: no result (exit ${out.status ?? out.signal}) ${ms}ms\n${out.stderr.slice(-3000)}${out.stdout.slice(-1000)}`,
+    )
     continue
   }
   const result = JSON.parse(line.slice('@@SMOKE@@'.length))
@@ -125,13 +130,24 @@ for (const plan of plans(runtimes)) {
   const bad = checks.filter((c) => !c.ok)
   passed += checks.length - bad.length
   failed += bad.length
-  results.push({ runtime: plan.label, version: result.diagnosis.runtime.version, ms, diagnoseMs: result.diagnoseMs, diagnosis: result.diagnosis, checks })
-  console.log(`${bad.length ? '✗' : '✓'} ${plan.label} (${result.diagnosis.runtime.kind} ${result.diagnosis.runtime.version}) ${ms}ms: ${describe(result)}`)
+  results.push({
+    runtime: plan.label,
+    version: result.diagnosis.runtime.version,
+    ms,
+    diagnoseMs: result.diagnoseMs,
+    diagnosis: result.diagnosis,
+    checks,
+  })
+  console.log(
+    `${bad.length ? '✗' : '✓'} ${plan.label} (${result.diagnosis.runtime.kind} ${result.diagnosis.runtime.version}) ${ms}ms: ${describe(result)}`,
+  )
   for (const c of bad) console.log(`    ✗ ${c.name}: ${c.detail}`)
 }
 
 const totalMs = Math.round(performance.now() - started)
-console.log(`runtime matrix: ${passed} passed, ${failed} failed in ${(totalMs / 1000).toFixed(1)}s (installs ${(installMs / 1000).toFixed(1)}s)`)
+console.log(
+  `runtime matrix: ${passed} passed, ${failed} failed in ${(totalMs / 1000).toFixed(1)}s (installs ${(installMs / 1000).toFixed(1)}s)`,
+)
 if (args.json) {
   mkdirSync(dirname(args.json), { recursive: true })
   writeFileSync(args.json, JSON.stringify({ passed, failed, totalMs, installMs, results }, null, 2))

@@ -1,8 +1,3 @@
-import type { SandboxBackend } from '@cordon/core'
-
-/** A backend factory as the backend packages export it: `createXBackend(options?)`. */
-export type BackendFactory = (options?: object) => SandboxBackend
-
 /**
  * One backend select can try. The three built-ins are below; passing your own list
  * (`candidates` option) is an advanced seam for bundlers, third-party backends and tests.

@@ -1,13 +1,8 @@
 import { SandboxError } from '@cordon/core'
+import { describeOptionValue } from '@cordon/core/backend'
 import { BUILTIN_CANDIDATES, type BackendCandidate } from './candidates.js'
 import { checkRequirement } from './requirement.js'
-import {
-  DEFAULT_PROBE_TIMEOUT_MS,
-  type ForcedBackend,
-  type SelectOptions,
-  type SelectionRequest,
-  type Source,
-} from './select-options.js'
+import { DEFAULT_PROBE_TIMEOUT_MS, type ForcedBackend, type SelectOptions, type SelectionRequest, type Source } from './select-options.js'
 
 const SELECT_KEYS = ['backend', 'prefer', 'exclude', 'require', 'backendOptions', 'probeTimeoutMs', 'fresh', 'env', 'candidates']
 
@@ -81,10 +76,15 @@ function checkCandidates(value: unknown): readonly BackendCandidate[] {
   for (const candidate of value as unknown[]) {
     const c = candidate as Partial<BackendCandidate> | null
     const ok =
-      typeof c === 'object' && c !== null &&
-      typeof c.name === 'string' && c.name.trim() !== '' &&
-      typeof c.rank === 'number' && Number.isFinite(c.rank) &&
-      typeof c.module === 'string' && typeof c.factory === 'string' && typeof c.install === 'string' &&
+      typeof c === 'object' &&
+      c !== null &&
+      typeof c.name === 'string' &&
+      c.name.trim() !== '' &&
+      typeof c.rank === 'number' &&
+      Number.isFinite(c.rank) &&
+      typeof c.module === 'string' &&
+      typeof c.factory === 'string' &&
+      typeof c.install === 'string' &&
       (c.load === undefined || typeof c.load === 'function')
     if (!ok) invalid('options.candidates: each candidate needs name, rank, module, factory and install (and optionally load)')
     if (names.has(c.name!.toLowerCase())) invalid(`options.candidates: "${c.name}" appears twice`)
@@ -103,7 +103,10 @@ function checkEnv(value: unknown): Record<string, string | undefined> {
 }
 
 function splitList(raw: string | undefined): string[] {
-  return (raw ?? '').split(',').map((part) => part.trim()).filter((part) => part !== '')
+  return (raw ?? '')
+    .split(',')
+    .map((part) => part.trim())
+    .filter((part) => part !== '')
 }
 
 function nameList(value: unknown, where: string): unknown[] {
@@ -112,10 +115,7 @@ function nameList(value: unknown, where: string): unknown[] {
   return value as unknown[]
 }
 
-function checkBackendOptions(
-  value: unknown,
-  known: (raw: unknown, where: string) => string,
-): Record<string, object | undefined> {
+function checkBackendOptions(value: unknown, known: (raw: unknown, where: string) => string): Record<string, object | undefined> {
   if (value === undefined) return {}
   if (typeof value !== 'object' || value === null || Array.isArray(value)) invalid('options.backendOptions must be an object')
   const out: Record<string, object | undefined> = {}
@@ -132,7 +132,7 @@ function checkBackendOptions(
 function checkProbeTimeout(value: unknown): number {
   if (value === undefined) return DEFAULT_PROBE_TIMEOUT_MS
   if (typeof value !== 'number' || !Number.isInteger(value) || value < 1 || value > 600_000) {
-    invalid(`options.probeTimeoutMs must be an integer from 1 to 600000, got ${String(value)}`)
+    invalid(`options.probeTimeoutMs must be an integer from 1 to 600000, got ${describeOptionValue(value)}`)
   }
   return value
 }

@@ -1,8 +1,8 @@
+import { unmetCapabilities } from '@cordon/core/backend'
 import type { BackendCandidate } from './candidates.js'
 import { cachedProbe } from './probe-cache.js'
 import type { Probe } from './probe.js'
 import type { CandidateReport } from './report.js'
-import { unmetRequirements } from './requirement.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import type { SelectionRequest } from './select-options.js'
 
@@ -36,7 +36,9 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
     }
     const outranked = evaluation.chosen !== undefined || (request.forced !== undefined && request.forced.name !== candidate.name)
     if (mode === 'select' && outranked) {
-      const why = request.forced ? `${request.forced.source} asks for ${request.forced.name}` : `${evaluation.chosen!.candidate.name} was chosen first`
+      const why = request.forced
+        ? `${request.forced.source} asks for ${request.forced.name}`
+        : `${evaluation.chosen!.candidate.name} was chosen first`
       evaluation.reports.push({ ...base, available: false, status: 'not-tried', reason: `not probed: ${why}`, probeMs: 0 })
       continue
     }
@@ -61,7 +63,7 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
       probeMs: probe.probeMs,
       ...(probe.capabilities ? { capabilities: probe.capabilities } : {}),
     }
-    const unmet = probe.status === 'available' && probe.capabilities ? unmetRequirements(probe.capabilities, request.require) : []
+    const unmet = probe.status === 'available' && probe.capabilities ? unmetCapabilities(probe.capabilities, request.require) : []
     if (probe.status === 'available' && !probe.capabilities && request.require) unmet.push('it declares no capabilities')
     if (unmet.length > 0) {
       report.status = 'lacks-capability'

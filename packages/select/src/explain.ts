@@ -97,7 +97,8 @@ const RULES: Rule[] = [
   },
   // Child processes forbidden: Deno without --allow-run, Node's permission model, locked-down hosts.
   (f) => {
-    const denied = f.code === 'ERR_ACCESS_DENIED' || /ERR_ACCESS_DENIED|--allow-run|spawn\S* (EACCES|EPERM)|operation not permitted/i.test(f.message)
+    const denied =
+      f.code === 'ERR_ACCESS_DENIED' || /ERR_ACCESS_DENIED|--allow-run|spawn\S* (EACCES|EPERM)|operation not permitted/i.test(f.message)
     if (!denied) return undefined
     return {
       reason: `this process may not start child processes (${f.detail})`,
@@ -138,7 +139,11 @@ export function explainImportFailure(
   const message = firstLine(error)
   // Node and Bun: "Cannot find package 'x'" / "Cannot find module '/path'"; Deno: 'Import "x" not a dependency';
   // Vite (vitest, dev servers): 'Could not resolve "x"'.
-  const missing = [/Cannot find (?:package|module) ['"]([^'"]+)['"]/, /Import ['"]([^'"]+)['"] not a dependency/, /Could not resolve ['"]([^'"]+)['"]/]
+  const missing = [
+    /Cannot find (?:package|module) ['"]([^'"]+)['"]/,
+    /Import ['"]([^'"]+)['"] not a dependency/,
+    /Could not resolve ['"]([^'"]+)['"]/,
+  ]
     .map((pattern) => pattern.exec(message)?.[1])
     .find((name) => name !== undefined)
   if (code === 'ERR_MODULE_NOT_FOUND' || code === 'MODULE_NOT_FOUND' || missing) {

@@ -1,8 +1,10 @@
 export { createSandbox, diagnose, selectBackend } from './select-backend.js'
 export type { Selection } from './select-backend.js'
-export type { CapabilityRequirement, CreateSandboxOptions, SelectOptions } from './select-options.js'
+export type { CreateSandboxOptions, SelectOptions } from './select-options.js'
 export { DEFAULT_PROBE_TIMEOUT_MS } from './select-options.js'
 export type { CandidateReport, CandidateStatus, Diagnosis } from './report.js'
 export type { RuntimeFacts } from './runtime-facts.js'
 export { BACKEND_NAMES, BUILTIN_CANDIDATES } from './candidates.js'
-export type { BackendCandidate, BackendFactory } from './candidates.js'
+export type { BackendCandidate } from './candidates.js'
+/** The factory and requirement types are defined once, in @cordon/core/backend. */
+export type { BackendFactory, CapabilityRequirement } from '@cordon/core/backend'

@@ -1,5 +1,6 @@
 import { createSandbox, isSandboxError, type BackendCapabilities, type RunResult, type Sandbox, type SandboxBackend } from '@cordon/core'
-import { importCandidate, type BackendCandidate, type BackendFactory } from './candidates.js'
+import type { BackendFactory } from '@cordon/core/backend'
+import { importCandidate, type BackendCandidate } from './candidates.js'
 import { errorCode, explainFailure, explainImportFailure, firstLine } from './explain.js'
 import type { CandidateStatus } from './report.js'
 import type { RuntimeFacts } from './runtime-facts.js'
@@ -53,17 +54,27 @@ export async function probeCandidate(input: ProbeInput): Promise<Probe> {
 
   let backend: SandboxBackend
   try {
-    backend = (factory as BackendFactory)(input.options)
+    const made = (factory as BackendFactory)(input.options)
+    backend = made instanceof Promise ? await withinDeadline(made, input.timeoutMs, `creating the ${candidate.name} backend`) : made
   } catch (error) {
     if (isSandboxError(error, 'INVALID_OPTIONS')) {
-      return finish({ status: 'unusable', reason: `backendOptions.${candidate.name} were refused: ${error.message}`, fix: `correct backendOptions.${candidate.name}`, misuse: error })
+      return finish({
+        status: 'unusable',
+        reason: `backendOptions.${candidate.name} were refused: ${error.message}`,
+        fix: `correct backendOptions.${candidate.name}`,
+        misuse: error,
+      })
     }
     return finish({ status: 'unusable', ...fromThrown(candidate, facts, error) })
   }
   const capabilities = readCapabilities(backend)
   if (capabilities instanceof Error) {
     await disposeBounded(() => backend.dispose())
-    return finish({ status: 'broken', reason: `its capabilities cannot be read: ${firstLine(capabilities)}`, fix: `report this as a bug in ${candidate.module}` })
+    return finish({
+      status: 'broken',
+      reason: `its capabilities cannot be read: ${firstLine(capabilities)}`,
+      fix: `report this as a bug in ${candidate.module}`,
+    })
   }
   const loaded = { factory: factory as BackendFactory, ...(capabilities ? { capabilities } : {}) }
   return finish({ ...loaded, ...(await runProbe(candidate, backend, input)) })
@@ -78,9 +89,13 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   } catch (error) {
     verdict = { status: 'unusable', ...fromThrown(candidate, input.facts, error) }
   }
-  const disposeError = await disposeBounded(sandbox ? () => sandbox!.dispose() : () => backend.dispose())
+  const disposeError = await disposeBounded(sandbox ? () => sandbox.dispose() : () => backend.dispose())
   if (disposeError !== undefined && verdict.status === 'available') {
-    return { status: 'broken', reason: `dispose() failed after the probe: ${firstLine(disposeError)}`, fix: `report this as a bug in ${candidate.module}` }
+    return {
+      status: 'broken',
+      reason: `dispose() failed after the probe: ${firstLine(disposeError)}`,
+      fix: `report this as a bug in ${candidate.module}`,
+    }
   }
   return verdict
 }

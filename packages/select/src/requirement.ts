@@ -1,5 +1,5 @@
 import { SandboxError, type BackendCapabilities } from '@cordon/core'
-import type { CapabilityRequirement } from './select-options.js'
+import type { CapabilityRequirement } from '@cordon/core/backend'
 
 /** Every key of the v1 capability manifest, with the values it may take. */
 const CAPABILITY_VALUES = {
@@ -13,8 +13,6 @@ const CAPABILITY_VALUES = {
   sessions: [true, false],
 } as const satisfies { [K in keyof BackendCapabilities]: readonly BackendCapabilities[K][] }
 
-type Wanted = Record<string, readonly unknown[]>
-
 function invalid(message: string): never {
   throw new SandboxError('INVALID_OPTIONS', message)
 }
@@ -25,22 +23,15 @@ function checkKey(key: string): readonly unknown[] {
   return allowed
 }
 
-/** Checks `require` and turns both of its forms into key → accepted values. */
+/** Checks `require`, in either of its forms (matched by core's `unmetCapabilities`). Throws INVALID_OPTIONS. */
 export function checkRequirement(value: unknown): CapabilityRequirement {
-  requirementValues(value)
-  return value as CapabilityRequirement
-}
-
-function requirementValues(value: unknown): Wanted {
-  const wanted: Wanted = {}
   if (Array.isArray(value)) {
     for (const key of value as unknown[]) {
       if (typeof key !== 'string') invalid('options.require: capability names must be strings')
       const allowed = checkKey(key)
       if (!allowed.includes(true)) invalid(`options.require: "${key}" is not yes/no; use { ${key}: '…' } instead`)
-      wanted[key] = [true]
     }
-    return wanted
+    return value as CapabilityRequirement
   }
   if (typeof value !== 'object' || value === null) invalid('options.require must be an array of capability names or an object')
   for (const [key, raw] of Object.entries(value)) {
@@ -51,20 +42,6 @@ function requirementValues(value: unknown): Wanted {
         invalid(`options.require.${key}: ${JSON.stringify(v)} is not one of ${allowed.map((a) => JSON.stringify(a)).join(', ')}`)
       }
     }
-    wanted[key] = values
   }
-  return wanted
-}
-
-/** The requirements a capability manifest does not meet, in words; empty when it meets them all. */
-export function unmetRequirements(capabilities: BackendCapabilities, requirement: CapabilityRequirement | undefined): string[] {
-  if (requirement === undefined) return []
-  const have = capabilities as unknown as Record<string, unknown>
-  const unmet: string[] = []
-  for (const [key, accepted] of Object.entries(requirementValues(requirement))) {
-    if (accepted.includes(have[key])) continue
-    const wanted = accepted.length === 1 ? JSON.stringify(accepted[0]) : `one of ${accepted.map((a) => JSON.stringify(a)).join(', ')}`
-    unmet.push(`${key} is ${JSON.stringify(have[key])}, required ${wanted}`)
-  }
-  return unmet
+  return value
 }

@@ -31,7 +31,7 @@ interface RuntimeGlobals {
 
 /** Reads the facts of the current process. Cheap, no I/O. */
 export function currentRuntimeFacts(): RuntimeFacts {
-  return runtimeFactsOf(globalThis as RuntimeGlobals)
+  return runtimeFactsOf(globalThis)
 }
 
 /** The facts for a given set of globals (exported for tests). */

@@ -54,9 +54,13 @@ async function select(request: SelectionRequest): Promise<Selection> {
   if (!chosen) throw unavailableError(request, facts, report)
   let backend: SandboxBackend
   try {
-    backend = chosen.probe.factory!(request.backendOptions[chosen.candidate.name])
+    backend = await chosen.probe.factory!(request.backendOptions[chosen.candidate.name])
   } catch (error) {
-    throw new SandboxError('BACKEND_UNAVAILABLE', `${chosen.candidate.name} passed its probe but could not be created again: ${firstLine(error)}`, { cause: error })
+    throw new SandboxError(
+      'BACKEND_UNAVAILABLE',
+      `${chosen.candidate.name} passed its probe but could not be created again: ${firstLine(error)}`,
+      { cause: error },
+    )
   }
   return { backend, name: chosen.candidate.name, report }
 }
@@ -71,7 +75,9 @@ function toDiagnosis(request: SelectionRequest, facts: RuntimeFacts, evaluation:
     return diagnosis
   }
   diagnosis.chosen = chosen
-  const passedOver = evaluation.reports.filter((r) => r.name !== chosen && r.status !== 'not-tried' && r.rank < evaluation.chosen!.candidate.rank)
+  const passedOver = evaluation.reports.filter(
+    (r) => r.name !== chosen && r.status !== 'not-tried' && r.rank < evaluation.chosen!.candidate.rank,
+  )
   const why = request.forced
     ? `${request.forced.source} asks for it`
     : request.prefer.includes(chosen)

@@ -1,12 +1,6 @@
-import type { BackendCapabilities, BooleanCapability, SandboxDefaults } from '@cordon/core'
+import type { SandboxDefaults } from '@cordon/core'
+import type { CapabilityRequirement } from '@cordon/core/backend'
 import type { BackendCandidate } from './candidates.js'
-
-/** Capabilities the chosen backend must have: yes/no keys that must be true, or exact values. */
-export type CapabilityRequirement =
-  | readonly BooleanCapability[]
-  | {
-      [K in keyof BackendCapabilities]?: BackendCapabilities[K] | readonly BackendCapabilities[K][]
-    }
 
 export interface SelectOptions {
   /** Use exactly this backend; fails with BACKEND_UNAVAILABLE if it does not work. Wins over CORDON_BACKEND. */

@@ -27,7 +27,7 @@ describe('failures become a reason and a fix', () => {
     expect(fix).toMatch(/^install isolated-vm@7 \(npm install isolated-vm@7\); with pnpm also allow its build script/)
   })
 
-  it('the ivm backend\'s own summary of an ABI mismatch', async () => {
+  it("the ivm backend's own summary of an ABI mismatch", async () => {
     const { reason, fix } = await explain(
       'isolated-vm could not be loaded (isolated-vm: not installed; isolated-vm-6: not installed; isolated-vm-5: built for another Node version (module version 115, this runtime needs 127)). Fix: on Node 22 install isolated-vm@6.2.0',
     )
@@ -89,7 +89,10 @@ describe('failures become a reason and a fix', () => {
   it('a thrown ERR_ACCESS_DENIED from the factory', async () => {
     const error = Object.assign(new Error('Access to this API has been restricted'), { code: 'ERR_ACCESS_DENIED' })
     const d = await diagnose({ candidates: [fakeCandidate('subprocess', 1, { factoryError: error }).candidate], env: {} })
-    expect(d.candidates[0]).toMatchObject({ status: 'unusable', reason: expect.stringMatching(/^this process may not start child processes/) })
+    expect(d.candidates[0]).toMatchObject({
+      status: 'unusable',
+      reason: expect.stringMatching(/^this process may not start child processes/),
+    })
   })
 
   it('any other message with the backend\'s own "Fix:" advice is split in two', async () => {

@@ -5,7 +5,8 @@ import { fakeCandidate, isProbe, missingCandidate } from './support/fake-candida
 describe('no re-run on another backend', () => {
   it('a backend that crashes during the user run is reported in that result, not replaced', async () => {
     const crashy = fakeCandidate('crashy', 1, {
-      intercept: (request) => (isProbe(request.script) ? undefined : { ok: false, error: { code: 'BACKEND_CRASHED', message: 'the engine died' } }),
+      intercept: (request) =>
+        isProbe(request.script) ? undefined : { ok: false, error: { code: 'BACKEND_CRASHED', message: 'the engine died' } },
     })
     const spare = fakeCandidate('spare', 2)
     const sandbox = await createSandbox({ candidates: [crashy.candidate, spare.candidate], env: {} })
@@ -88,7 +89,14 @@ describe('what counts as working', () => {
       execute: async () => ({ ok: true, value: '2' }),
       dispose: async () => void disposed++,
     }
-    const weird = { name: 'weird', rank: 1, module: '@fake/weird', factory: 'create', install: 'npm i @fake/weird', load: async () => ({ create: () => backend }) }
+    const weird = {
+      name: 'weird',
+      rank: 1,
+      module: '@fake/weird',
+      factory: 'create',
+      install: 'npm i @fake/weird',
+      load: async () => ({ create: () => backend }),
+    }
     const d = await diagnose({ candidates: [weird], env: {} })
     expect(d.candidates[0]).toMatchObject({ status: 'broken', reason: 'its capabilities cannot be read: no manifest' })
     expect(disposed).toBe(1)
@@ -110,7 +118,9 @@ describe('what counts as working', () => {
   })
 
   it('a package that loads but misses a dependency says which', async () => {
-    const error = Object.assign(new Error("Cannot find package 'left-pad' imported from /x/node_modules/@fake/backend-dep/dist/index.js"), { code: 'ERR_MODULE_NOT_FOUND' })
+    const error = Object.assign(new Error("Cannot find package 'left-pad' imported from /x/node_modules/@fake/backend-dep/dist/index.js"), {
+      code: 'ERR_MODULE_NOT_FOUND',
+    })
     const dep = { ...fakeCandidate('dep', 1).candidate, load: () => Promise.reject(error) }
     const d = await diagnose({ candidates: [dep], env: {} })
     expect(d.candidates[0]).toMatchObject({
@@ -121,12 +131,16 @@ describe('what counts as working', () => {
   })
 
   it('an installed package whose entry file is missing is not called "not installed"', async () => {
-    const error = Object.assign(new Error("Cannot find module '/app/node_modules/@fake/backend-raw/dist/index.js' imported from /app/x.js"), { code: 'ERR_MODULE_NOT_FOUND' })
+    const error = Object.assign(
+      new Error("Cannot find module '/app/node_modules/@fake/backend-raw/dist/index.js' imported from /app/x.js"),
+      { code: 'ERR_MODULE_NOT_FOUND' },
+    )
     const raw = { ...fakeCandidate('raw', 1).candidate, load: () => Promise.reject(error) }
     const d = await diagnose({ candidates: [raw], env: {} })
     expect(d.candidates[0]).toMatchObject({
       status: 'unusable',
-      reason: 'the package @fake/backend-raw is installed but the file /app/node_modules/@fake/backend-raw/dist/index.js is missing (an unbuilt or damaged install)',
+      reason:
+        'the package @fake/backend-raw is installed but the file /app/node_modules/@fake/backend-raw/dist/index.js is missing (an unbuilt or damaged install)',
       fix: 'reinstall it: npm install @fake/backend-raw',
     })
   })

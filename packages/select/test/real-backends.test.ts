@@ -50,7 +50,8 @@ describe('real backends on this Node', () => {
 
   it('ivm is available, or its reason is a specific explanation', async () => {
     const ivm = (await diagnose({ env: {} })).candidates.find((c) => c.name === 'ivm')!
-    if (!ivm.available) expect(ivm.reason).toMatch(/NODE_MODULE_VERSION|no prebuilt isolated-vm|isolated-vm is not installed|--no-node-snapshot/)
+    if (!ivm.available)
+      expect(ivm.reason).toMatch(/NODE_MODULE_VERSION|no prebuilt isolated-vm|isolated-vm is not installed|--no-node-snapshot/)
     else expect(ivm.capabilities).toMatchObject({ isolation: 'v8-isolate' })
   })
 

@@ -44,7 +44,9 @@ describe('require', () => {
     const { candidates } = trio()
     const error = await selectBackend({ candidates, env: {}, require: ['networkIsolation'] }).catch((e: unknown) => e)
     expect(isSandboxError(error, 'BACKEND_UNAVAILABLE')).toBe(true)
-    expect((error as Error).message).toMatch(/with the required capabilities.*a: works here but does not meet options.require: networkIsolation is false/)
+    expect((error as Error).message).toMatch(
+      /with the required capabilities.*a: works here but does not meet options.require: networkIsolation is false/,
+    )
   })
 
   it('a forced backend that lacks it fails loudly', async () => {

@@ -49,7 +49,9 @@ describe('default ranking', () => {
     const [ra, rb] = selection.report.candidates
     expect(ra).toMatchObject({ name: 'a', available: false, status: 'not-installed', fix: 'npm install @cordon-test-missing/backend-a' })
     expect(rb).toMatchObject({ name: 'b', available: false, status: 'unusable', reason: 'engine X could not be loaded' })
-    expect(selection.report.summary).toMatch(/^c: the strongest backend that can be used here \(passed over a: .*not installed.*; b: engine X/)
+    expect(selection.report.summary).toMatch(
+      /^c: the strongest backend that can be used here \(passed over a: .*not installed.*; b: engine X/,
+    )
     await selection.backend.dispose()
   })
 
@@ -130,7 +132,10 @@ describe('CORDON_BACKEND and options.backend', () => {
     expect(selection.name).toBe('c')
     expect(a.ledger.created + b.ledger.created).toBe(0)
     expect(selection.report.summary).toBe('c: CORDON_BACKEND asks for it')
-    expect(selection.report.candidates.find((r) => r.name === 'a')).toMatchObject({ status: 'not-tried', reason: 'not probed: CORDON_BACKEND asks for c' })
+    expect(selection.report.candidates.find((r) => r.name === 'a')).toMatchObject({
+      status: 'not-tried',
+      reason: 'not probed: CORDON_BACKEND asks for c',
+    })
     await selection.backend.dispose()
   })
 
@@ -153,9 +158,13 @@ describe('CORDON_BACKEND and options.backend', () => {
   it('a forced backend that does not work fails loudly with its reason and fix, without falling back', async () => {
     const { a, candidates } = trio()
     const broken = unavailableCandidate('x', 9, 'engine X needs flag --foo. Fix: run with --foo')
-    const error = await selectBackend({ candidates: [...candidates, broken.candidate], env: { CORDON_BACKEND: 'x' } }).catch((e: unknown) => e)
+    const error = await selectBackend({ candidates: [...candidates, broken.candidate], env: { CORDON_BACKEND: 'x' } }).catch(
+      (e: unknown) => e,
+    )
     expect(isSandboxError(error, 'BACKEND_UNAVAILABLE')).toBe(true)
-    expect((error as Error).message).toBe('CORDON_BACKEND asks for x, which cannot be used here: engine X needs flag --foo. Fix: run with --foo')
+    expect((error as Error).message).toBe(
+      'CORDON_BACKEND asks for x, which cannot be used here: engine X needs flag --foo. Fix: run with --foo',
+    )
     expect((error as { fix?: string }).fix).toBe('run with --foo')
     expect(a.ledger.created).toBe(0)
   })
@@ -172,7 +181,10 @@ describe('CORDON_BACKEND and options.backend', () => {
   it('unknown names are INVALID_OPTIONS, before anything is probed', async () => {
     const { a, candidates } = trio()
     for (const options of [{ backend: 'nope' }, { prefer: ['nope'] }, { exclude: ['nope'] }, { env: { CORDON_BACKEND: 'nope' } }]) {
-      await expect(selectBackend({ candidates, env: {}, ...options })).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringContaining('unknown backend "nope"') })
+      await expect(selectBackend({ candidates, env: {}, ...options })).rejects.toMatchObject({
+        code: 'INVALID_OPTIONS',
+        message: expect.stringContaining('unknown backend "nope"'),
+      })
     }
     expect(a.ledger.created).toBe(0)
   })
@@ -215,7 +227,7 @@ describe('option checking', () => {
     await selection.backend.dispose()
   })
 
-  it('throws the factory\'s INVALID_OPTIONS instead of silently choosing a weaker backend', async () => {
+  it("throws the factory's INVALID_OPTIONS instead of silently choosing a weaker backend", async () => {
     const { SandboxError } = await import('@cordon/core')
     const picky = fakeCandidate('p', 1, { factoryError: new SandboxError('INVALID_OPTIONS', 'poolSize must be a number') })
     const { a, candidates } = trio()
@@ -226,7 +238,11 @@ describe('option checking', () => {
     expect(a.ledger.created).toBe(0)
     // diagnose() reports it instead of throwing.
     const d = await diagnose({ candidates: [picky.candidate, ...candidates], env: {} })
-    expect(d.candidates[0]).toMatchObject({ name: 'p', status: 'unusable', reason: 'backendOptions.p were refused: poolSize must be a number' })
+    expect(d.candidates[0]).toMatchObject({
+      name: 'p',
+      status: 'unusable',
+      reason: 'backendOptions.p were refused: poolSize must be a number',
+    })
     expect(d.chosen).toBe('a')
   })
 })
@@ -248,7 +264,9 @@ describe('createSandbox', () => {
 
   it('refuses bad defaults with INVALID_OPTIONS and disposes the backend it made', async () => {
     const { a, candidates } = trio()
-    await expect(createSandbox({ candidates, env: {}, defaults: { timeout: 5 } as never })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    await expect(createSandbox({ candidates, env: {}, defaults: { timeout: 5 } as never })).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+    })
     expect(a.ledger.disposed).toBe(a.ledger.created)
   })
 })

@@ -51,11 +51,16 @@ describe('values that the model supports', () => {
   })
 
   const nest = (shape: string, depth: number) => {
-    const wrap = { array: (v: string) => `[${v}]`, object: (v: string) => `{ k: ${v} }`, map: (v: string) => `new Map([[1, ${v}]])`, set: (v: string) => `new Set([${v}])` }[shape]!
+    const wrap = {
+      array: (v: string) => `[${v}]`,
+      object: (v: string) => `{ k: ${v} }`,
+      map: (v: string) => `new Map([[1, ${v}]])`,
+      set: (v: string) => `new Set([${v}])`,
+    }[shape]!
     return `let v = 0\nfor (let i = 0; i < ${depth}; i++) v = ${wrap('v')}\nconst echoed = await echo(v)\nreturn echoed`
   }
 
-  test('nested containers cross both ways on every backend (depth within every engine\'s stack)', async () => {
+  test("nested containers cross both ways on every backend (depth within every engine's stack)", async () => {
     await fc.assert(
       fc.asyncProperty(fc.integer({ min: 1, max: 90 }), fc.constantFrom('array', 'object', 'map', 'set'), async (depth, shape) => {
         const outcome = agreed(await runEverywhere(sandboxes!, nest(shape, depth), { tools: echo }), `${shape} nested ${depth} deep`)
@@ -74,7 +79,12 @@ describe('values that the model supports', () => {
       const outcomes = await runEverywhere(sandboxes!, nest('array', depth), { tools: echo })
       const v8 = agreed({ ivm: outcomes.ivm, quickjs: outcomes.ivm, subprocess: outcomes.subprocess }, `array nested ${depth} deep`)
       if (depth === 1000) expect(v8.ok).toBe(true)
-      else expect(v8.error).toMatchObject({ code: 'RUNTIME_ERROR', name: 'TypeError', message: expect.stringContaining('nested deeper than 1000 levels') })
+      else
+        expect(v8.error).toMatchObject({
+          code: 'RUNTIME_ERROR',
+          name: 'TypeError',
+          message: expect.stringContaining('nested deeper than 1000 levels'),
+        })
       expect(outcomes.quickjs.error).toMatchObject({ code: 'RUNTIME_ERROR', name: 'InternalError', message: 'stack overflow' })
     }
   })

@@ -18,7 +18,7 @@ beforeAll(() => {
 })
 afterAll(() => closeSandboxes(sandboxes))
 
-test('a valid async function body gives Node\'s value, error and logs on every backend', async () => {
+test("a valid async function body gives Node's value, error and logs on every backend", async () => {
   await fc.assert(
     fc.asyncProperty(asyncBody, async (body) => {
       const raw = await runRawBody(body)

@@ -2,7 +2,17 @@
 import { createSandbox } from '@cordon/core'
 import { untilIdle } from '../idle.mjs'
 import { reasonOf } from '../reason.mjs'
-import { CORDON_PROGRAMS, ECHO_SUM, FIB_RESULT, LOG_LINES, TOOL_CALLS, bigData, checkBigData, checkLogLines, expectEqual } from '../workloads.mjs'
+import {
+  CORDON_PROGRAMS,
+  ECHO_SUM,
+  FIB_RESULT,
+  LOG_LINES,
+  TOOL_CALLS,
+  bigData,
+  checkBigData,
+  checkLogLines,
+  expectEqual,
+} from '../workloads.mjs'
 
 const BASE = { timeoutMs: 60_000, memoryMb: 128 }
 const echoTools = { 'host.echo': { execute: (i) => i } }
@@ -62,21 +72,52 @@ export const cordonContenders = [
   {
     id: 'cordon-quickjs',
     load: () =>
-      contender({ id: 'cordon-quickjs', name: 'cordon QuickJS (pool 1, default)', engine: 'quickjs', pkg: '@cordon/backend-quickjs', factoryName: 'createQuickJSBackend', ready: settle(5) }),
+      contender({
+        id: 'cordon-quickjs',
+        name: 'cordon QuickJS (pool 1, default)',
+        engine: 'quickjs',
+        pkg: '@cordon/backend-quickjs',
+        factoryName: 'createQuickJSBackend',
+        ready: settle(5),
+      }),
   },
   {
     id: 'cordon-quickjs-nopool',
     load: () =>
-      contender({ id: 'cordon-quickjs-nopool', name: 'cordon QuickJS (poolSize 0)', engine: 'quickjs', pkg: '@cordon/backend-quickjs', factoryName: 'createQuickJSBackend', options: { poolSize: 0 }, skipInQuick: quickW1Only }),
+      contender({
+        id: 'cordon-quickjs-nopool',
+        name: 'cordon QuickJS (poolSize 0)',
+        engine: 'quickjs',
+        pkg: '@cordon/backend-quickjs',
+        factoryName: 'createQuickJSBackend',
+        options: { poolSize: 0 },
+        skipInQuick: quickW1Only,
+      }),
   },
   {
     id: 'cordon-ivm',
-    load: () => contender({ id: 'cordon-ivm', name: 'cordon ivm (pool 2, default)', engine: 'ivm', pkg: '@cordon/backend-ivm', factoryName: 'createIvmBackend', ready: settle(15) }),
+    load: () =>
+      contender({
+        id: 'cordon-ivm',
+        name: 'cordon ivm (pool 2, default)',
+        engine: 'ivm',
+        pkg: '@cordon/backend-ivm',
+        factoryName: 'createIvmBackend',
+        ready: settle(15),
+      }),
   },
   {
     id: 'cordon-ivm-nopool',
     load: () =>
-      contender({ id: 'cordon-ivm-nopool', name: 'cordon ivm (poolSize 0)', engine: 'ivm', pkg: '@cordon/backend-ivm', factoryName: 'createIvmBackend', options: { poolSize: 0 }, skipInQuick: quickW1Only }),
+      contender({
+        id: 'cordon-ivm-nopool',
+        name: 'cordon ivm (poolSize 0)',
+        engine: 'ivm',
+        pkg: '@cordon/backend-ivm',
+        factoryName: 'createIvmBackend',
+        options: { poolSize: 0 },
+        skipInQuick: quickW1Only,
+      }),
   },
   {
     id: 'cordon-subprocess',

@@ -1,7 +1,8 @@
 // @cordon/core with a no-op backend: what core itself costs around a run — option checks, code
 // normalization (parse, strip types, wrap), the setup text with the globals' wire form, the tool
 // bridge and the log collector, decoding the result — with no engine at all.
-import { createSandbox, decodeValue, encodeValue } from '@cordon/core'
+import { createSandbox } from '@cordon/core'
+import { decodeValue, encodeValue } from '@cordon/core/backend'
 import { ECHO_SUM, LOG_LINES, TOOL_CALLS, bigData } from '../workloads.mjs'
 import { sandboxWorkloads } from './cordon.mjs'
 
@@ -9,7 +10,7 @@ const NO_ENGINE = 'no engine: the no-op backend does not execute code'
 
 /**
  * Answers each program without running it: the value the real guest would return, and for W2
- * and W5 the same traffic through `HostBridge` that a real guest causes.
+ * and W5 the same traffic through `ToolBridge` that a real guest causes.
  */
 function noopBackend() {
   const bigWire = encodeValue(bigData(), Number.MAX_SAFE_INTEGER, 'the result')
@@ -30,7 +31,8 @@ function noopBackend() {
     async execute(request) {
       if (request.script.includes('host.echo')) {
         let s = 0
-        for (let i = 0; i < TOOL_CALLS; i++) s += decodeValue(await request.host.callTool('host.echo', encodeValue(i, 64, 'tool arguments')))
+        for (let i = 0; i < TOOL_CALLS; i++)
+          s += decodeValue(await request.host.callTool('host.echo', encodeValue(i, 64, 'tool arguments')))
         if (s !== ECHO_SUM) throw new Error(`noop W2 summed ${s}`)
         return { ok: true, value: encodeValue(s, 64, 'the result') }
       }

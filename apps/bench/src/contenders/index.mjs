@@ -8,7 +8,17 @@ import { rawIvmContenders } from './raw-ivm.mjs'
 import { rawNodeContenders } from './raw-node.mjs'
 import { rawQuickJSContenders } from './raw-quickjs.mjs'
 
-const byId = new Map([...cordonContenders, ...coreOnlyContenders, ...nodeVmContenders, ...peerContenders, ...rawIvmContenders, ...rawNodeContenders, ...rawQuickJSContenders].map((c) => [c.id, c]))
+const byId = new Map(
+  [
+    ...cordonContenders,
+    ...coreOnlyContenders,
+    ...nodeVmContenders,
+    ...peerContenders,
+    ...rawIvmContenders,
+    ...rawNodeContenders,
+    ...rawQuickJSContenders,
+  ].map((c) => [c.id, c]),
+)
 
 export const CONTENDER_ORDER = [
   'cordon-quickjs',

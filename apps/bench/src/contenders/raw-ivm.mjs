@@ -1,7 +1,17 @@
 // isolated-vm by hand: a new isolate + context per run, tools as a Reference whose result is a
 // promise (a Callback cannot return one), logs as a Callback or buffered in the guest.
 import { createRequire } from 'node:module'
-import { ECHO_SUM, FIB_N, FIB_RESULT, GUEST_SOURCES, bigData, bigDataJson, checkBigData, checkLogLines, expectEqual } from '../workloads.mjs'
+import {
+  ECHO_SUM,
+  FIB_N,
+  FIB_RESULT,
+  GUEST_SOURCES,
+  bigData,
+  bigDataJson,
+  checkBigData,
+  checkLogLines,
+  expectEqual,
+} from '../workloads.mjs'
 
 /** The copy of isolated-vm that @cordon/backend-ivm loads on this Node (7, 6 or 5, by ABI). */
 export function loadIsolatedVm() {
@@ -42,7 +52,9 @@ export const rawIvmContenders = [
           const code = `(async () => { ${GUEST_SOURCES.echoLoop(call)} })()`
           expectEqual('W2', await context.eval(code, { promise: true, copy: true }), ECHO_SUM)
         }),
-        W3: once(async (context) => expectEqual('W3', await context.eval(`${GUEST_SOURCES.fib} fib(${FIB_N})`, { copy: true }), FIB_RESULT)),
+        W3: once(async (context) =>
+          expectEqual('W3', await context.eval(`${GUEST_SOURCES.fib} fib(${FIB_N})`, { copy: true }), FIB_RESULT),
+        ),
         W4: {
           'structured clone (ExternalCopy)': once(async (context) => {
             await context.global.set('data', new ivm.ExternalCopy(bigData()).copyInto({ release: true }))

@@ -38,7 +38,9 @@ export class NodeChild {
 
   #receive(message) {
     if (message.call !== undefined) {
-      Promise.resolve(this.#echo(message.arg)).then((value) => this.#proc.stdin.write(JSON.stringify({ reply: message.call, value }) + '\n'))
+      Promise.resolve(this.#echo(message.arg)).then((value) =>
+        this.#proc.stdin.write(JSON.stringify({ reply: message.call, value }) + '\n'),
+      )
       return
     }
     const waiter = this.#pending.get(message.id)

@@ -47,7 +47,13 @@ function rawWorkloads(module) {
     }
   }
   return {
-    W1: once(({ context }) => expectEqual('W1', evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)), 3)),
+    W1: once(({ context }) =>
+      expectEqual(
+        'W1',
+        evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)),
+        3,
+      ),
+    ),
     W2: once(async ({ runtime, context }) => {
       // The raw promise bridge: the host function returns a QuickJS promise and settles it when
       // the host's own (async) work is done, then runs QuickJS's pending jobs.
@@ -70,7 +76,13 @@ function rawWorkloads(module) {
       expectEqual('W2', context.getNumber(handle), ECHO_SUM)
       handle.dispose()
     }),
-    W3: once(({ context }) => expectEqual('W3', evalWith(context, `${GUEST_SOURCES.fib} fib(${FIB_N})`, (h) => context.getNumber(h)), FIB_RESULT)),
+    W3: once(({ context }) =>
+      expectEqual(
+        'W3',
+        evalWith(context, `${GUEST_SOURCES.fib} fib(${FIB_N})`, (h) => context.getNumber(h)),
+        FIB_RESULT,
+      ),
+    ),
     // W4: JSON text is the fastest way across QuickJS's boundary (a handle per property is far slower).
     W4: {
       'JSON text': once(({ context }) => {
@@ -128,7 +140,11 @@ export const rawQuickJSContenders = [
           const module = await newQuickJSWASMModuleFromVariant(perRun)
           const { context, close } = fresh(module)
           try {
-            expectEqual('W1', evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)), 3)
+            expectEqual(
+              'W1',
+              evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)),
+              3,
+            )
           } finally {
             close()
           }

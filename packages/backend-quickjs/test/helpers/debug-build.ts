@@ -1,4 +1,4 @@
-import type { SandboxBackend } from '@cordon/core'
+import type { SandboxBackend } from '@cordon/core/backend'
 import { createQuickJSBackend } from '../../src/index.js'
 
 /**

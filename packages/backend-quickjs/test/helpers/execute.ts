@@ -1,12 +1,5 @@
-import {
-  GUEST_FILENAME,
-  decodeValue,
-  encodeValue,
-  resolveLimits,
-  type ExecuteOutcome,
-  type Limits,
-  type SandboxBackend,
-} from '@cordon/core'
+import { resolveLimits, type Limits } from '@cordon/core'
+import { GUEST_FILENAME, RunStop, decodeValue, encodeValue, type ExecuteOutcome, type SandboxBackend } from '@cordon/core/backend'
 
 export interface DirectOptions extends Partial<Limits> {
   /** Async tools by dotted name. */
@@ -43,12 +36,9 @@ export async function executeDirect(backend: Executor, body: string, options: Di
     globals: null,
   })
   const logs: string[] = []
-  const controller = new AbortController()
   const started = performance.now()
-  const deadline = Date.now() + limits.timeoutMs
-  // A safety net well after the deadline: the backend must stop at `deadline` on its own.
-  const timer = setTimeout(() => controller.abort(new Error('the backend missed its deadline')), limits.timeoutMs + 5_000)
-  signal?.addEventListener('abort', () => controller.abort(signal.reason), { once: true })
+  // What core would do: one stop watcher whose signal aborts at the deadline or on `signal`.
+  const stop = new RunStop(limits.timeoutMs, signal)
   try {
     const outcome = await backend.execute({
       script: `(async function () {\n${body}\n})`,
@@ -56,8 +46,8 @@ export async function executeDirect(backend: Executor, body: string, options: Di
       setup,
       tools: descriptors,
       limits,
-      deadline,
-      signal: controller.signal,
+      deadline: stop.deadline,
+      signal: stop.signal,
       host: {
         log: (level, message) => void logs.push(`${level}: ${message}`),
         callTool: async (name, argsWire) => encodeValue(await tools[name]?.(decodeValue(argsWire)), 1 << 24, 'result'),
@@ -66,7 +56,7 @@ export async function executeDirect(backend: Executor, body: string, options: Di
     })
     return { outcome, logs, elapsedMs: performance.now() - started }
   } finally {
-    clearTimeout(timer)
+    stop.finish()
   }
 }
 

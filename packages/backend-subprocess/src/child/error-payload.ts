@@ -13,8 +13,7 @@ export function capErrorPayload(payload: string, maxChars: number): string {
     return JSON.stringify({ message: 'the guest threw an error too large to report' })
   }
   const budget = Math.max(64, Math.floor(maxChars / 2) - 256)
-  const cut = (value: unknown) =>
-    typeof value === 'string' && value.length > budget ? value.slice(0, budget) + MARK : value
+  const cut = (value: unknown) => (typeof value === 'string' && value.length > budget ? value.slice(0, budget) + MARK : value)
   return JSON.stringify({
     name: typeof thrown.name === 'string' ? thrown.name.slice(0, 200) : undefined,
     message: cut(thrown.message),

@@ -68,7 +68,7 @@ export interface PreparedGuest {
 export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest {
   // A null-prototype sandbox: with a plain `{}`, `this.constructor.constructor` in the guest
   // would reach the child's own Function through the sandbox's prototype chain.
-  const sandbox: object = init.exposeProcess ? { escapedProcess: process } : Object.create(null)
+  const sandbox: object = init.exposeProcess ? { escapedProcess: process } : (Object.create(null) as object)
   const context = vm.createContext(sandbox, { name: 'cordon guest', microtaskMode: 'afterEvaluate' })
   const bridge = vm.runInContext(BRIDGE_SOURCE, context, { filename: BRIDGE_FILENAME }) as Bridge
   // Before the runtime, so the runtime's own allocations are guarded too.

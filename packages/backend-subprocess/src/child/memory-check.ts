@@ -15,12 +15,7 @@ export function offHeapOverBudget(memoryBytes: number): boolean {
 }
 
 /** A reason to end the run with MEMORY_LIMIT instead of what the guest reported, if any. */
-export function memoryVerdict(
-  usage: NodeJS.MemoryUsage,
-  memoryBytes: number,
-  status: string,
-  payload: string,
-): string | undefined {
+export function memoryVerdict(usage: NodeJS.MemoryUsage, memoryBytes: number, status: string, payload: string): string | undefined {
   if (usage.arrayBuffers > memoryBytes) return `the guest holds more than ${memoryBytes} bytes of ArrayBuffers`
   if (status !== 'error') return undefined
   try {

@@ -8,15 +8,26 @@ import { encodeFrame } from '../framing.js'
 import type { InitMessage } from '../messages.js'
 import { prepareGuest } from './guest-context.js'
 
-const SETUP = '{"tools":[{"name":"warm.up","sync":false}],"limits":{"maxOutputBytes":65536,"maxLogEntries":10,"maxLogBytes":100},"globals":null}'
+const SETUP =
+  '{"tools":[{"name":"warm.up","sync":false}],"limits":{"maxOutputBytes":65536,"maxLogEntries":10,"maxLogBytes":100},"globals":null}'
 const PROGRAM = '(async function () {\n  console.log("x", 1)\n  return [1, "a", { b: true }, new Map([[1, 2]])]\n})'
 
 export function warmUp(init: InitMessage): void {
-  const guest = prepareGuest({ ...init, exposeProcess: false }, {
-    send(message) {
-      encodeFrame(message)
+  const guest = prepareGuest(
+    { ...init, exposeProcess: false },
+    {
+      send(message) {
+        encodeFrame(message)
+      },
+      exit() {},
     },
-    exit() {},
+  )
+  guest.run({
+    setup: SETUP,
+    script: PROGRAM,
+    filename: 'warm-up.js',
+    deadline: Date.now() + 5_000,
+    memoryBytes: 2 ** 40,
+    maxErrorChars: 65_536,
   })
-  guest.run({ setup: SETUP, script: PROGRAM, filename: 'warm-up.js', deadline: Date.now() + 5_000, memoryBytes: 2 ** 40, maxErrorChars: 65_536 })
 }

@@ -43,7 +43,7 @@ throw __hostile('uncaught')`,
   // vm2 GHSA-g644-9gfx-q4q4 (CVE-2023-37903) and GHSA-p5gc-c584-jj6v (CVE-2023-32313): Node's
   // util.inspect called a guest's custom inspect function with host `options` and `inspect`.
   attack({
-    name: "a custom inspect function receives only guest values (vm2 GHSA-g644-9gfx-q4q4, GHSA-p5gc-c584-jj6v)",
+    name: 'a custom inspect function receives only guest values (vm2 GHSA-g644-9gfx-q4q4, GHSA-p5gc-c584-jj6v)',
     body: `
 const custom = Symbol.for('nodejs.util.inspect.custom')
 const spy = (label) => ({ [custom](depth, options, inspect) {

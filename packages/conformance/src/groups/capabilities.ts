@@ -54,7 +54,12 @@ function expectStatsShape(stats: RunStats, backendName: string): void {
 
 const syncTools = (): ToolSet => ({
   'ns.inc': { sync: true, execute: (n: number) => n + 1 },
-  'ns.fail': { sync: true, execute: () => { throw new Error('sync failure') } },
+  'ns.fail': {
+    sync: true,
+    execute: () => {
+      throw new Error('sync failure')
+    },
+  },
   'ns.checked': { sync: true, inputSchema: { type: 'number' }, execute: (n: number) => n },
 })
 
@@ -70,13 +75,14 @@ export const capabilitiesChecks: readonly ConformanceCheck[] = [
         } catch (error) {
           threw = error
         }
-        if (!isSandboxError(threw, 'UNSUPPORTED')) throw new Error(`createSession() on a backend without sessions gave ${summarize(threw)}, not UNSUPPORTED`)
+        if (!isSandboxError(threw, 'UNSUPPORTED'))
+          throw new Error(`createSession() on a backend without sessions gave ${summarize(threw)}, not UNSUPPORTED`)
         return
       }
       if (typeof backend.openSession !== 'function') throw new Error('capabilities.sessions is true but openSession() is missing')
       const session = await sandbox.createSession()
       try {
-        expectOk((await session.run('const kept = 41')))
+        expectOk(await session.run('const kept = 41'))
         expectSameValue(expectOk(await session.run('kept + 1')), 42, 'a value kept by the session')
       } finally {
         await session.dispose()
@@ -137,7 +143,11 @@ export const capabilitiesChecks: readonly ConformanceCheck[] = [
         '[v, typeof v.then, failed, invalid, ns.checked(5)]',
       ].join('\n')
       if (!backend.capabilities.syncHostCalls) return expectUnsupportedAndNothingRan(sandbox, code, { tools: syncTools() })
-      expectSameValue(await runOk(sandbox, code, { tools: syncTools() }), [2, 'undefined', 'sync failure', 'TypeError', 5], 'the sync calls')
+      expectSameValue(
+        await runOk(sandbox, code, { tools: syncTools() }),
+        [2, 'undefined', 'sync failure', 'TypeError', 5],
+        'the sync calls',
+      )
     },
   },
   {

@@ -1,6 +1,5 @@
 import type { RunResult, ToolSet } from '@cordon/core'
 import { expectDeadline, expectError, expectOk, logMessages, timedRun } from '../harness/run.js'
-import type { TimedResult } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 
@@ -43,7 +42,7 @@ export const concurrencyChecks: readonly ConformanceCheck[] = [
       const stuck = timedRun(sandbox, "console.log('stuck')\nwhile (true) {}", { timeoutMs: 300 })
       const others = ids.map((id) => timedRun(sandbox, PROGRAM, { globals: { id }, tools: toolsFor(id) }))
       const [stuckResult, ...results] = await Promise.all([stuck, ...others])
-      expectDeadline(stuckResult as TimedResult, 'TIMEOUT', 300, options.timeoutSlackMs)
+      expectDeadline(stuckResult, 'TIMEOUT', 300, options.timeoutSlackMs)
       results.forEach(({ result }, id) => expectOwnResult(result, id))
     },
   },
@@ -55,7 +54,7 @@ export const concurrencyChecks: readonly ConformanceCheck[] = [
       const stuck = timedRun(sandbox, 'await new Promise((resolve) => setTimeout(resolve, 60000))', { timeoutMs: 200 })
       const others = ids.map((id) => timedRun(sandbox, PROGRAM, { globals: { id }, tools: toolsFor(id) }))
       const [stuckResult, ...results] = await Promise.all([stuck, ...others])
-      expectDeadline(stuckResult as TimedResult, 'TIMEOUT', 200, options.timeoutSlackMs)
+      expectDeadline(stuckResult, 'TIMEOUT', 200, options.timeoutSlackMs)
       results.forEach(({ result }, id) => expectOwnResult(result, id))
     },
   },
@@ -68,7 +67,7 @@ export const concurrencyChecks: readonly ConformanceCheck[] = [
       const others = [0, 1, 2, 3, 4].map((id) => timedRun(sandbox, PROGRAM, { globals: { id }, tools: toolsFor(id) }))
       setTimeout(() => controller.abort(), 20)
       const [abortedResult, ...results] = await Promise.all([aborted, ...others])
-      expectError((abortedResult as TimedResult).result, 'ABORTED')
+      expectError(abortedResult.result, 'ABORTED')
       results.forEach(({ result }, id) => expectOwnResult(result, id))
     },
   },

@@ -18,7 +18,7 @@ function counted() {
 }
 
 const LOOPING_VALUES = {
-  'an array element getter': "const v = [1]; Object.defineProperty(v, 0, { get() { for (;;) {} } })",
+  'an array element getter': 'const v = [1]; Object.defineProperty(v, 0, { get() { for (;;) {} } })',
   'an Error message getter': "const v = new Error('x'); Object.defineProperty(v, 'message', { get() { for (;;) {} } })",
   'a Proxy ownKeys trap': 'const v = new Proxy({}, { ownKeys() { for (;;) {} } })',
   'a Proxy get trap on an array': "const v = new Proxy([1, 2], { get(t, k) { if (k === 'length') for (;;) {} return Reflect.get(t, k) } })",
@@ -27,7 +27,10 @@ const LOOPING_VALUES = {
 export const callbackDosChecks: ConformanceCheck[] = [
   timeoutCase({
     name: 'a busy loop in a then callback of a tool result → TIMEOUT',
-    programs: ['t.echo(1).then(() => { for (;;) {} })\nawait new Promise(() => {})', 'Promise.resolve().then(() => { for (;;) {} })\nreturn 1'],
+    programs: [
+      't.echo(1).then(() => { for (;;) {} })\nawait new Promise(() => {})',
+      'Promise.resolve().then(() => { for (;;) {} })\nreturn 1',
+    ],
     prepare: () => ({ options: counted().options }),
   }),
   timeoutCase({

@@ -30,7 +30,7 @@ export function timeoutCase(spec: TimeoutCase): ConformanceCheck {
           expectLimitName(expectDeadline(timed, 'TIMEOUT', DOS_TIMEOUT_MS, options.timeoutSlackMs), 'timeoutMs', DOS_TIMEOUT_MS)
           await prepared?.after?.()
         } catch (error) {
-          throw new Error(`${program.slice(0, 120)}: ${(error as Error).message}`)
+          throw new Error(`${program.slice(0, 120)}: ${(error as Error).message}`, { cause: error })
         }
         await expectHealthy(sandbox, 'a TIMEOUT')
       }
@@ -63,9 +63,12 @@ export function boundedCase(spec: BoundedCase): ConformanceCheck {
         const run = { ...spec.options?.(), timeoutMs: spec.timeoutMs }
         const timed = await timedRun(sandbox, program, run, spec.timeoutMs + options.timeoutSlackMs + 20_000)
         const what = program.slice(0, 120)
-        if (!timed.result.ok && timed.result.error.code === 'TIMEOUT') expectDeadline(timed, 'TIMEOUT', spec.timeoutMs, options.timeoutSlackMs)
+        if (!timed.result.ok && timed.result.error.code === 'TIMEOUT')
+          expectDeadline(timed, 'TIMEOUT', spec.timeoutMs, options.timeoutSlackMs)
         if (timed.elapsedMs > spec.timeoutMs + options.timeoutSlackMs) {
-          throw new Error(`${what}: ended after ${Math.round(timed.elapsedMs)} ms, over timeoutMs ${spec.timeoutMs} + ${options.timeoutSlackMs} ms slack (${summarize(timed.result)})`)
+          throw new Error(
+            `${what}: ended after ${Math.round(timed.elapsedMs)} ms, over timeoutMs ${spec.timeoutMs} + ${options.timeoutSlackMs} ms slack (${summarize(timed.result)})`,
+          )
         }
         const problem = spec.accept(timed.result)
         if (problem !== undefined) throw new Error(`${what}: ${problem}, got ${summarize(timed.result)}`)

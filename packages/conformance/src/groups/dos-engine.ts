@@ -53,7 +53,11 @@ export const engineDosChecks: ConformanceCheck[] = [
     // A dense array with a big separator: walking a huge sparse length is the case above.
     name: 'strings of a gigabyte or more (repeat, join, padEnd) end RUNTIME_ERROR or MEMORY_LIMIT',
     timeoutMs: 1_000,
-    programs: ["return 'x'.repeat(2 ** 30).length", "return new Array(1024).join('x'.repeat(2 ** 20)).length", "return ''.padEnd(2 ** 31, 'x').length"],
+    programs: [
+      "return 'x'.repeat(2 ** 30).length",
+      "return new Array(1024).join('x'.repeat(2 ** 20)).length",
+      "return ''.padEnd(2 ** 31, 'x').length",
+    ],
     accept: rangeErrorOrLimit,
   }),
   boundedCase({

@@ -5,7 +5,17 @@
  */
 import { DEFAULT_LIMITS } from '@cordon/core'
 import type { ToolContext, ToolSet } from '@cordon/core'
-import { expectDeadline, expectError, expectHealthy, expectLimitName, expectOk, logMessages, sleep, summarize, timedRun } from '../harness/run.js'
+import {
+  expectDeadline,
+  expectError,
+  expectHealthy,
+  expectLimitName,
+  expectOk,
+  logMessages,
+  sleep,
+  summarize,
+  timedRun,
+} from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 import { DOS_TIMEOUT_MS } from './dos-define.js'
@@ -94,9 +104,13 @@ export const floodDosChecks: ConformanceCheck[] = [
     name: 'dos: deep, sparse and wide tool arguments are refused promptly; the tool never runs',
     async run({ sandbox }) {
       const { state, tools } = tracked()
-      const deep = "let a = []\nfor (let i = 0; i < 100000; i++) a = [a]\ntry { await t.count(a) } catch (e) { return 'refused' }\nreturn 'sent'"
+      const deep =
+        "let a = []\nfor (let i = 0; i < 100000; i++) a = [a]\ntry { await t.count(a) } catch (e) { return 'refused' }\nreturn 'sent'"
       expectSameValue(expectOk((await timedRun(sandbox, deep, { tools, timeoutMs: 5_000 })).result), 'refused', 'deeply nested arguments')
-      for (const code of ['const a = []\na.length = 1e9\nawait t.count(a)', 'const o = {}\nfor (let i = 0; i < 200000; i++) o["key" + i] = i\nawait t.count(o)']) {
+      for (const code of [
+        'const a = []\na.length = 1e9\nawait t.count(a)',
+        'const o = {}\nfor (let i = 0; i < 200000; i++) o["key" + i] = i\nawait t.count(o)',
+      ]) {
         const { result } = await timedRun(sandbox, code, { tools, timeoutMs: 5_000 })
         expectLimitName(expectError(result, 'OUTPUT_LIMIT'), 'maxOutputBytes', maxOutputBytes)
       }
@@ -109,7 +123,11 @@ export const floodDosChecks: ConformanceCheck[] = [
     name: 'dos: huge log entries are cut to maxLogBytes and a million-entry flood is counted, not kept',
     timeoutMs: 30_000,
     async run({ sandbox }) {
-      const huge = await timedRun(sandbox, "const s = 'x'.repeat(1e7)\nfor (let i = 0; i < 5; i++) console.log(s)\nconsole.log(...new Array(50000).fill('y'))\nreturn 1", { timeoutMs: 15_000 })
+      const huge = await timedRun(
+        sandbox,
+        "const s = 'x'.repeat(1e7)\nfor (let i = 0; i < 5; i++) console.log(s)\nconsole.log(...new Array(50000).fill('y'))\nreturn 1",
+        { timeoutMs: 15_000 },
+      )
       expectOk(huge.result)
       const limit = maxLogBytes + new TextEncoder().encode(TRUNCATION_MARKER).length
       const messages = logMessages(huge.result)
@@ -119,7 +137,9 @@ export const floodDosChecks: ConformanceCheck[] = [
       const flood = await timedRun(sandbox, 'for (let i = 0; i < 1e6; i++) console.log(i)\nreturn 1', { timeoutMs: 15_000 })
       expectOk(flood.result)
       if (flood.result.logs.length !== maxLogEntries || flood.result.stats.logsDropped !== 1e6 - maxLogEntries) {
-        throw new Error(`expected ${maxLogEntries} entries kept and ${1e6 - maxLogEntries} dropped, got ${flood.result.logs.length} and ${flood.result.stats.logsDropped}`)
+        throw new Error(
+          `expected ${maxLogEntries} entries kept and ${1e6 - maxLogEntries} dropped, got ${flood.result.logs.length} and ${flood.result.stats.logsDropped}`,
+        )
       }
       await expectHealthy(sandbox, 'a log flood')
     },

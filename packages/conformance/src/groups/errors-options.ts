@@ -38,8 +38,8 @@ export const hostMisuseChecks: ConformanceCheck[] = [
   }),
   misuse('code that is not a string', {
     '42': (s) => s.run(42 as unknown as string),
-    'undefined': (s) => s.run(undefined as unknown as string),
-    'null': (s) => s.run(null as unknown as string),
+    undefined: (s) => s.run(undefined as unknown as string),
+    null: (s) => s.run(null as unknown as string),
     'an object': (s) => s.run({ code: '1' } as unknown as string),
   }),
   misuse('tool names that are not dotted identifiers', {
@@ -62,14 +62,14 @@ export const hostMisuseChecks: ConformanceCheck[] = [
   misuse('tools without an execute function', {
     '{}': (s) => s.run('1', bad({ tools: { 'a.b': {} } })),
     'execute: 1': (s) => s.run('1', bad({ tools: { 'a.b': { execute: 1 } } })),
-    'null': (s) => s.run('1', bad({ tools: { 'a.b': null } })),
+    null: (s) => s.run('1', bad({ tools: { 'a.b': null } })),
   }),
   misuse('globals named like a built-in', {
-    'Math': (s) => s.run('1', { globals: { Math: 1 } }),
-    'console': (s) => s.run('1', { globals: { console: {} } }),
-    'JSON': (s) => s.run('1', { globals: { JSON: 'x' } }),
-    'Object': (s) => s.run('1', { globals: { Object: 1 } }),
-    'setTimeout': (s) => s.run('1', { globals: { setTimeout: 1 } }),
+    Math: (s) => s.run('1', { globals: { Math: 1 } }),
+    console: (s) => s.run('1', { globals: { console: {} } }),
+    JSON: (s) => s.run('1', { globals: { JSON: 'x' } }),
+    Object: (s) => s.run('1', { globals: { Object: 1 } }),
+    setTimeout: (s) => s.run('1', { globals: { setTimeout: 1 } }),
   }),
   {
     group: 'errors',

@@ -33,11 +33,11 @@ function runtimeError(name: string, code: string, check: (error: RunError) => vo
 }
 
 const guestErrorChecks: ConformanceCheck[] = [
-  runtimeError("throw new TypeError('x') → RUNTIME_ERROR TypeError 'x'", "throw new TypeError('x')", (e) => expectNamed(e, 'TypeError', 'x')),
-  runtimeError(
-    'a custom Error subclass keeps its name',
-    "class MyErr extends Error { name = 'MyErr' }\nthrow new MyErr('mine')",
-    (e) => expectNamed(e, 'MyErr', 'mine'),
+  runtimeError("throw new TypeError('x') → RUNTIME_ERROR TypeError 'x'", "throw new TypeError('x')", (e) =>
+    expectNamed(e, 'TypeError', 'x'),
+  ),
+  runtimeError('a custom Error subclass keeps its name', "class MyErr extends Error { name = 'MyErr' }\nthrow new MyErr('mine')", (e) =>
+    expectNamed(e, 'MyErr', 'mine'),
   ),
   runtimeError("throw 'str' → message 'str'", "throw 'str'", (e) => {
     if (e.message !== 'str') throw new Error(`message should be 'str', got ${JSON.stringify(e.message)}`)
@@ -61,7 +61,11 @@ const guestErrorChecks: ConformanceCheck[] = [
     "const e = new Error('x'); Object.defineProperty(e, 'message', { get() { throw new Error('no') } }); throw e",
     () => {},
   ),
-  runtimeError('throwing a hostile Proxy is a RUNTIME_ERROR', 'throw new Proxy({}, { get() { throw new Error("trap") }, getPrototypeOf() { throw new Error("trap") } })', () => {}),
+  runtimeError(
+    'throwing a hostile Proxy is a RUNTIME_ERROR',
+    'throw new Proxy({}, { get() { throw new Error("trap") }, getPrototypeOf() { throw new Error("trap") } })',
+    () => {},
+  ),
   runtimeError('error.line is the line of the throw (if reported)', "const a = 1\nconst b = 2\nthrow new Error('line three')", (e) => {
     expectNamed(e, 'Error', 'line three')
     expectLineIfPresent(e, 3)
@@ -90,7 +94,8 @@ const guestErrorChecks: ConformanceCheck[] = [
     group: 'errors',
     name: 'an error thrown in a setTimeout callback ends the run as RUNTIME_ERROR',
     async run({ sandbox }) {
-      const code = "setTimeout(() => { throw new Error('late') }, 10)\nawait new Promise((resolve) => setTimeout(resolve, 5000))\nreturn 'not reached'"
+      const code =
+        "setTimeout(() => { throw new Error('late') }, 10)\nawait new Promise((resolve) => setTimeout(resolve, 5000))\nreturn 'not reached'"
       const { result, elapsedMs } = await timedRun(sandbox, code)
       expectNamed(expectError(result, 'RUNTIME_ERROR'), 'Error', 'late')
       if (elapsedMs > 3000) throw new Error(`the run should end when the callback throws, it took ${Math.round(elapsedMs)} ms`)

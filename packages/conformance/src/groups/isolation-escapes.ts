@@ -72,10 +72,19 @@ return found.join('; ')
 `
 
 export const escapeChecks: ConformanceCheck[] = [
-  escape('this / globalThis / plain values → constructor.constructor', reached("__escape(this), __escape(globalThis), __escape({}), __escape([]), __escape(() => 1), __escape(async () => 1), __escape(Object), __escape(Symbol)")),
+  escape(
+    'this / globalThis / plain values → constructor.constructor',
+    reached(
+      '__escape(this), __escape(globalThis), __escape({}), __escape([]), __escape(() => 1), __escape(async () => 1), __escape(Object), __escape(Symbol)',
+    ),
+  ),
   escape('console.log.constructor.constructor', reached('__escape(console), __escape(console.log), __escape(console.error)')),
-  escape('a tool function and its namespace', reached('__escape(ns), __escape(ns.tool), __escape(ns.fail)'), () => ({ tools: escapeTools() })),
-  escape('the promise of a tool call', "const p = ns.tool()\nconst r = __escape(p) || __escape(p.then)\nawait p\nreturn r", () => ({ tools: escapeTools() })),
+  escape('a tool function and its namespace', reached('__escape(ns), __escape(ns.tool), __escape(ns.fail)'), () => ({
+    tools: escapeTools(),
+  })),
+  escape('the promise of a tool call', 'const p = ns.tool()\nconst r = __escape(p) || __escape(p.then)\nawait p\nreturn r', () => ({
+    tools: escapeTools(),
+  })),
   escape(
     'objects returned by tools',
     "const r = await ns.tool()\nreturn [r, r.list, r.map, r.when, r.err, r.bytes].map((v) => __escape(v)).filter(Boolean).join('; ')",
@@ -86,12 +95,13 @@ export const escapeChecks: ConformanceCheck[] = [
     "const out = []\ntry { await ns.fail() } catch (e) { out.push(__escape(e)) }\ntry { await ns.typed(1) } catch (e) { out.push(__escape(e)) }\nreturn out.filter(Boolean).join('; ')",
     () => ({ tools: escapeTools() }),
   ),
-  escape('setTimeout, setInterval, clearTimeout, queueMicrotask', reached('__escape(setTimeout), __escape(setInterval), __escape(clearTimeout), __escape(queueMicrotask)')),
   escape(
-    'values passed in globals',
-    reached('__escape(g), __escape(g.list), __escape(g.map), __escape(g.when), __escape(g.err)'),
-    () => ({ globals: { g: { list: [1], map: new Map(), when: new Date(0), err: new TypeError('t') } } }),
+    'setTimeout, setInterval, clearTimeout, queueMicrotask',
+    reached('__escape(setTimeout), __escape(setInterval), __escape(clearTimeout), __escape(queueMicrotask)'),
   ),
+  escape('values passed in globals', reached('__escape(g), __escape(g.list), __escape(g.map), __escape(g.when), __escape(g.err)'), () => ({
+    globals: { g: { list: [1], map: new Map(), when: new Date(0), err: new TypeError('t') } },
+  })),
   escape('everything reachable from the guest global', SWEEP_BODY, () => ({ tools: escapeTools(), globals: { g: { list: [1] } } })),
   escape('Error.prepareStackTrace and CallSite getThis/getFunction', CALLSITE_BODY, () => ({ tools: escapeTools() })),
   escape(

@@ -24,7 +24,10 @@ const realmChecks: ConformanceCheck[] = [
       const host = globalThis as Record<string, unknown>
       host[HOST_SECRET] = 'secret'
       try {
-        const seen = await runOk(sandbox, `[typeof ${HOST_SECRET}, typeof globalThis.${HOST_SECRET}, Function('return typeof ${HOST_SECRET}')()]`)
+        const seen = await runOk(
+          sandbox,
+          `[typeof ${HOST_SECRET}, typeof globalThis.${HOST_SECRET}, Function('return typeof ${HOST_SECRET}')()]`,
+        )
         expectSameValue(seen, ['undefined', 'undefined', 'undefined'], `typeof ${HOST_SECRET} in the guest`)
       } finally {
         delete host[HOST_SECRET]
@@ -57,8 +60,13 @@ const realmChecks: ConformanceCheck[] = [
         "return 'set'",
       ].join('\n')
       await runOk(sandbox, first)
-      const second = "[typeof leaked, typeof hidden, typeof Math.leak, JSON.stringify([1]), typeof [].leak, typeof leakedVar, typeof leakedFn]"
-      expectSameValue(await runOk(sandbox, second), ['undefined', 'undefined', 'undefined', '[1]', 'undefined', 'undefined', 'undefined'], 'what the next run sees')
+      const second =
+        '[typeof leaked, typeof hidden, typeof Math.leak, JSON.stringify([1]), typeof [].leak, typeof leakedVar, typeof leakedFn]'
+      expectSameValue(
+        await runOk(sandbox, second),
+        ['undefined', 'undefined', 'undefined', '[1]', 'undefined', 'undefined', 'undefined'],
+        'what the next run sees',
+      )
     },
   },
   {
@@ -74,16 +82,22 @@ const realmChecks: ConformanceCheck[] = [
     group: 'isolation',
     name: 'Object.prototype pollution is invisible to the host and to the next run',
     async run({ sandbox }) {
-      const code = "Object.prototype.polluted = 'yes'\nArray.prototype.polluted = 'yes'\nObject.prototype.toString = () => 'hijacked'\nreturn { list: [] }"
+      const code =
+        "Object.prototype.polluted = 'yes'\nArray.prototype.polluted = 'yes'\nObject.prototype.toString = () => 'hijacked'\nreturn { list: [] }"
       const value = (await runOk(sandbox, code)) as Record<string, unknown>
       const host = {} as Record<string, unknown>
       const hostList = [] as unknown as Record<string, unknown>
-      if (host.polluted !== undefined || hostList.polluted !== undefined || String({}) !== '[object Object]') {
+      if (host.polluted !== undefined || hostList.polluted !== undefined || Object.prototype.toString.call({}) !== '[object Object]') {
         throw new Error('the guest changed the host prototypes')
       }
       const list = value.list as Record<string, unknown> | undefined
-      if ('polluted' in value || (list !== undefined && 'polluted' in list)) throw new Error('the returned value inherits the guest pollution')
-      expectSameValue(await runOk(sandbox, '[({}).polluted, [].polluted, String({})]'), [undefined, undefined, '[object Object]'], 'the next run')
+      if ('polluted' in value || (list !== undefined && 'polluted' in list))
+        throw new Error('the returned value inherits the guest pollution')
+      expectSameValue(
+        await runOk(sandbox, '[({}).polluted, [].polluted, String({})]'),
+        [undefined, undefined, '[object Object]'],
+        'the next run',
+      )
     },
   },
   {
@@ -109,7 +123,10 @@ const realmChecks: ConformanceCheck[] = [
       const tools: ToolSet = { 't.put': { execute: (a: unknown) => ((args = a), null) } }
       const code = 'const v = { list: [1], map: new Map(), when: new Date(0), err: new Error("e") }\nawait t.put(v)\nv'
       const { result } = await timedRun(sandbox, code, { tools })
-      for (const [what, value] of [['the result', expectOk(result)], ['the tool arguments', args]] as const) {
+      for (const [what, value] of [
+        ['the result', expectOk(result)],
+        ['the tool arguments', args],
+      ] as const) {
         const v = value as Record<string, unknown>
         const checks = [
           Object.getPrototypeOf(v) === Object.prototype,

@@ -68,13 +68,15 @@ export const timeLimitChecks: ConformanceCheck[] = [
     name: 'sandbox defaults apply and run options override them',
     async run({ newSandbox, options }) {
       const sandbox = await newSandbox({ timeoutMs: 200, maxLogEntries: 2, maxOutputBytes: 100 })
-      const sleepCode = "console.log(1); console.log(2); console.log(3)\nawait new Promise((resolve) => setTimeout(resolve, 600))\n'x'.repeat(50)"
+      const sleepCode =
+        "console.log(1); console.log(2); console.log(3)\nawait new Promise((resolve) => setTimeout(resolve, 600))\n'x'.repeat(50)"
       const limited = await timedRun(sandbox, sleepCode)
       expectLimitName(expectDeadline(limited, 'TIMEOUT', 200, options.timeoutSlackMs), 'timeoutMs', 200)
       if (limited.result.logs.length !== 2) throw new Error(`default maxLogEntries 2 kept ${limited.result.logs.length} entries`)
 
       const { result } = await timedRun(sandbox, sleepCode, { timeoutMs: 5_000, maxLogEntries: 5 })
-      if (!result.ok || result.value !== 'x'.repeat(50)) throw new Error('timeoutMs and maxLogEntries given to run() should win over the defaults')
+      if (!result.ok || result.value !== 'x'.repeat(50))
+        throw new Error('timeoutMs and maxLogEntries given to run() should win over the defaults')
       if (result.logs.length !== 3) throw new Error(`maxLogEntries 5 from run() kept ${result.logs.length} of 3 entries`)
 
       const big = await timedRun(sandbox, "'x'.repeat(500)")

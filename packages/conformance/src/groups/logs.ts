@@ -31,7 +31,10 @@ export const logsChecks: readonly ConformanceCheck[] = [
     group: 'logs',
     name: 'console.log/info/warn/error/debug give their level',
     async run({ sandbox }) {
-      const { result } = await timedRun(sandbox, "console.log('l'); console.info('i'); console.warn('w'); console.error('e'); console.debug('d')")
+      const { result } = await timedRun(
+        sandbox,
+        "console.log('l'); console.info('i'); console.warn('w'); console.error('e'); console.debug('d')",
+      )
       expectOk(result)
       expectLogs(result.logs, [
         { level: 'log', message: 'l' },
@@ -85,7 +88,9 @@ export const logsChecks: readonly ConformanceCheck[] = [
     group: 'logs',
     name: 'logs are kept when the run times out',
     async run({ sandbox, options }) {
-      const timed = await timedRun(sandbox, "console.log('before'); await new Promise(() => setTimeout(() => {}, 60000))", { timeoutMs: 200 })
+      const timed = await timedRun(sandbox, "console.log('before'); await new Promise(() => setTimeout(() => {}, 60000))", {
+        timeoutMs: 200,
+      })
       expectDeadline(timed, 'TIMEOUT', 200, options.timeoutSlackMs)
       expectSameValue(logMessages(timed.result), ['before'], 'the log messages')
     },

@@ -22,7 +22,9 @@ function syntaxError(name: string, code: string, line: number, column: number): 
       const { result } = await timedRun(sandbox, code)
       const error = expectError(result, 'SYNTAX_ERROR')
       if (error.line !== line || error.column !== column) {
-        throw new Error(`the syntax error should be at line ${line}, column ${column} of the user's code; got line ${String(error.line)}, column ${String(error.column)} (${error.message})`)
+        throw new Error(
+          `the syntax error should be at line ${line}, column ${column} of the user's code; got line ${String(error.line)}, column ${String(error.column)} (${error.message})`,
+        )
       }
     },
   }
@@ -44,9 +46,17 @@ export const normalizationChecks: readonly ConformanceCheck[] = [
   form('a ```js fence with text around it', `Here you go:\n${FENCE}js\nconst a = 5\na * 2\n${FENCE}\nThis doubles five.`, 10),
   form('a ```javascript fence', `${FENCE}javascript\n'fenced'\n${FENCE}`, 'fenced'),
   form('a bare ``` fence', `${FENCE}\n[1, 2].length\n${FENCE}`, 2),
-  form('a ```ts fence with TypeScript', `Typed:\n${FENCE}ts\nconst n: number = 4\nfunction sq(x: number): number { return x * x }\nsq(n)\n${FENCE}`, 16),
+  form(
+    'a ```ts fence with TypeScript',
+    `Typed:\n${FENCE}ts\nconst n: number = 4\nfunction sq(x: number): number { return x * x }\nsq(n)\n${FENCE}`,
+    16,
+  ),
   form('TypeScript without a fence', 'const n: number = 1; interface A {}; n', 1),
-  form('TypeScript type aliases, generics and casts', 'type Pair<T> = [T, T]\nconst p: Pair<string> = ["a", "b"]\nfunction first<T>(xs: T[]): T { return xs[0] as T }\n(first(p) as string) + p.length', 'a2'),
+  form(
+    'TypeScript type aliases, generics and casts',
+    'type Pair<T> = [T, T]\nconst p: Pair<string> = ["a", "b"]\nfunction first<T>(xs: T[]): T { return xs[0] as T }\n(first(p) as string) + p.length',
+    'a2',
+  ),
   syntaxError('a syntax error → SYNTAX_ERROR at the user’s line and column', 'const a = 1\nconst b = ;', 2, 11),
   syntaxError(
     'a syntax error in a fence counts the text and fence lines',

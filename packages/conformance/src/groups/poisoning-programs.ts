@@ -15,14 +15,14 @@ export interface PoisonedProgram {
 
 export function poisoningTools(withSync = false): ToolSet {
   const tools: ToolSet = {
-    'ns.echo': { execute: (args) => args },
+    'ns.echo': { execute: (args: unknown) => args },
     'ns.fail': {
       execute: () => {
         throw new TypeError('tool said no')
       },
     },
   }
-  if (withSync) tools['ns.syncEcho'] = { sync: true, execute: (args) => args }
+  if (withSync) tools['ns.syncEcho'] = { sync: true, execute: (args: unknown) => args }
   return tools
 }
 

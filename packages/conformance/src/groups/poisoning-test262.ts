@@ -52,7 +52,9 @@ throw new RangeError('mapped ' + [, 7].map((value) => value * 2).length)`,
 ]
 
 function outcome(result: RunResult): unknown {
-  return result.ok ? { value: result.value } : { thrown: { name: result.error.name, message: result.error.message }, code: result.error.code }
+  return result.ok
+    ? { value: result.value }
+    : { thrown: { name: result.error.name, message: result.error.message }, code: result.error.code }
 }
 
 export const test262StyleChecks: readonly ConformanceCheck[] = CASES.map((c) => ({

@@ -97,7 +97,8 @@ const descriptorAbortCheck: ConformanceCheck = {
   group: 'poisoning',
   name: 'a get on Object.prototype, then a new global: the run ends with its value or BACKEND_CRASHED, and the next run works',
   async run({ sandbox }) {
-    const code = "Object.defineProperty(Object.prototype, 'get', { get() { return undefined }, configurable: true })\nglobalThis.fresh = 1\nreturn fresh"
+    const code =
+      "Object.defineProperty(Object.prototype, 'get', { get() { return undefined }, configurable: true })\nglobalThis.fresh = 1\nreturn fresh"
     const { result } = await timedRun(sandbox, code, { timeoutMs: RUN_TIMEOUT_MS }, RUN_BUDGET_MS)
     const fine = result.ok ? result.value === 1 : result.error.code === 'BACKEND_CRASHED'
     if (!fine) throw new Error(`expected the value 1 or BACKEND_CRASHED, got ${summarize(result)}`)

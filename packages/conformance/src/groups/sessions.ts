@@ -29,7 +29,7 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
         'let b = [1]',
         'function f(x) { return x * 2 }',
         'class C { v() { return 3 } }',
-        "var { d, e: [h], ...rest } = { d: 4, e: [5], r: 6 }",
+        'var { d, e: [h], ...rest } = { d: 4, e: [5], r: 6 }',
         "globalThis.g = 'G'",
         'b.push(2)',
       ].join('\n')
@@ -50,7 +50,8 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
       const tools: ToolSet = { 'probe.called': { execute: () => void calls++ } }
       const session = await sandbox.createSession({ tools })
       const defined = await sessionRunOk(session, 'async function helper(n) {\n  await probe.called()\n  return n + 1\n}')
-      if (defined !== undefined || calls !== 0) throw new Error(`defining helper() returned ${summarize(defined)} after ${calls} tool calls`)
+      if (defined !== undefined || calls !== 0)
+        throw new Error(`defining helper() returned ${summarize(defined)} after ${calls} tool calls`)
       expectSameValue(await sessionRunOk(session, 'await helper(41)'), 42, 'the helper called in the next run')
       if ((calls as number) !== 1) throw new Error(`the helper's tool was called ${calls} times, expected 1`)
       await session.dispose()
@@ -63,7 +64,7 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
     async run({ sandbox }) {
       const [one, two] = await Promise.all([sandbox.createSession(), sandbox.createSession()])
       await sessionRunOk(one, "const secret = 's1'\nglobalThis.marker = 1\nObject.prototype.polluted = true")
-      const probe = "[typeof secret, typeof marker, typeof ({}).polluted]"
+      const probe = '[typeof secret, typeof marker, typeof ({}).polluted]'
       expectSameValue(await sessionRunOk(two, probe), ['undefined', 'undefined', 'undefined'], 'another session')
       expectSameValue(await runOk(sandbox, probe), ['undefined', 'undefined', 'undefined'], 'a one-off run')
       expectSameValue(await sessionRunOk(one, probe), ['string', 'number', 'boolean'], 'the session itself')
@@ -92,7 +93,10 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
     async run({ sandbox }) {
       const session = await sandbox.createSession({ maxLogEntries: 2, maxToolCalls: 2, tools: { 't.one': { execute: () => 1 } } })
       for (let i = 0; i < 3; i++) {
-        const { result } = await timedSessionRun(session, "console.log('a'); console.log('b'); console.log('c');\n(await t.one()) + (await t.one())")
+        const { result } = await timedSessionRun(
+          session,
+          "console.log('a'); console.log('b'); console.log('c');\n(await t.one()) + (await t.one())",
+        )
         expectSameValue(expectOkValue(result), 2, `run ${i}`)
         expectSameValue(logMessages(result), ['a', 'b'], `run ${i} logs`)
         if (result.stats.logsDropped !== 1 || result.stats.toolCalls !== 2) throw new Error(`run ${i} stats: ${summarize(result.stats)}`)
@@ -106,14 +110,22 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
     requires: needsSessions,
     async run({ sandbox }) {
       const session = await sandbox.createSession({ tools: grant() })
-      expectSameValue(await sessionRunOk(session, 'globalThis.savedZ = b.z;\n[await a.x(), await a.y(), await b.z()]'), ['x', 'y', 'z'], 'the full grant')
+      expectSameValue(
+        await sessionRunOk(session, 'globalThis.savedZ = b.z;\n[await a.x(), await a.y(), await b.z()]'),
+        ['x', 'y', 'z'],
+        'the full grant',
+      )
       const narrowed = await sessionRunOk(
         session,
         "let stale\ntry { await savedZ(); stale = 'answered' } catch (e) { stale = 'refused' };\n[await a.x(), typeof a.y, typeof b?.z, stale]",
         { tools: ['a.x'] },
       )
       expectSameValue(narrowed, ['x', 'undefined', 'undefined', 'refused'], 'a run narrowed to a.x (a saved b.z must be refused)')
-      expectSameValue(await sessionRunOk(session, '[await a.x(), await a.y(), typeof b?.z]', { tools: ['a'] }), ['x', 'y', 'undefined'], 'a run narrowed to namespace a')
+      expectSameValue(
+        await sessionRunOk(session, '[await a.x(), await a.y(), typeof b?.z]', { tools: ['a'] }),
+        ['x', 'y', 'undefined'],
+        'a run narrowed to namespace a',
+      )
       await expectHostError(() => session.run('1', { tools: ['c.w'] }), 'INVALID_OPTIONS', 'a tool outside the grant')
       await expectHostError(
         () => session.run('1', { tools: { 'c.w': { execute: () => 1 } } } as never),
@@ -131,7 +143,11 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
     async run({ sandbox }) {
       const session = await sandbox.createSession({ globals: { count: 1 } })
       expectSameValue(await sessionRunOk(session, 'count++\ncount'), 2, 'first run')
-      expectSameValue(await sessionRunOk(session, '[count, extra]', { globals: { extra: 'e' } }), [2, 'e'], 'second run with its own globals')
+      expectSameValue(
+        await sessionRunOk(session, '[count, extra]', { globals: { extra: 'e' } }),
+        [2, 'e'],
+        'second run with its own globals',
+      )
       await session.dispose()
     },
   },
@@ -142,10 +158,17 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
     async run({ sandbox }) {
       const tools: ToolSet = { 't.slow': { execute: () => sleep(100).then(() => 'slow') } }
       const session = await sandbox.createSession({ tools })
-      await sessionRunOk(session, "setTimeout(() => { globalThis.fromTimer = true; console.log('late log') }, 30)\nt.slow().then(() => { globalThis.fromTool = true })\n1")
-      const { result } = await timedSessionRun(session, 'await new Promise((resolve) => setTimeout(resolve, 250));\n[typeof fromTimer, typeof fromTool]', {
-        tools: [],
-      })
+      await sessionRunOk(
+        session,
+        "setTimeout(() => { globalThis.fromTimer = true; console.log('late log') }, 30)\nt.slow().then(() => { globalThis.fromTool = true })\n1",
+      )
+      const { result } = await timedSessionRun(
+        session,
+        'await new Promise((resolve) => setTimeout(resolve, 250));\n[typeof fromTimer, typeof fromTool]',
+        {
+          tools: [],
+        },
+      )
       expectSameValue(expectOkValue(result), ['undefined', 'undefined'], 'what the first run left behind')
       if (result.logs.length !== 0) throw new Error(`the next run got logs from the first: ${summarize(result.logs)}`)
       await session.dispose()
@@ -195,7 +218,9 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
       const session = await sandbox.createSession()
       const controller = new AbortController()
       setTimeout(() => controller.abort(), 200)
-      const aborted = await timedSessionRun(session, 'await new Promise((resolve) => setTimeout(resolve, 60000))', { signal: controller.signal })
+      const aborted = await timedSessionRun(session, 'await new Promise((resolve) => setTimeout(resolve, 60000))', {
+        signal: controller.signal,
+      })
       expectDeadline(aborted, 'ABORTED', 200, options.timeoutSlackMs)
       expectEnded(session, 'ABORTED')
       const limited = await sandbox.createSession({ maxToolCalls: 1, tools: { 't.one': { execute: () => 1 } } })
@@ -241,26 +266,29 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
       ])
       await expectHostError(() => sandbox.createSession({ id: 'plugin-a' }), 'INVALID_OPTIONS', 'a second session with the same id')
       await expectHostError(() => sandbox.createSession({ timeout: 5 } as never), 'INVALID_OPTIONS', 'an unknown session option')
-      await expectHostError(() => one!.run('1', { memoryMb: 8 } as never), 'INVALID_OPTIONS', 'memoryMb in a session run')
-      await sessionRunOk(one!, '1')
-      await sessionRunOk(one!, '2')
-      const usage = await one!.memoryUsage()
-      if (!(Number.isFinite(usage.heapBytes) && usage.heapBytes >= 0) || usage.memoryMb !== memoryMb) throw new Error(`memoryUsage() gave ${summarize(usage)}`)
+      await expectHostError(() => one.run('1', { memoryMb: 8 } as never), 'INVALID_OPTIONS', 'memoryMb in a session run')
+      await sessionRunOk(one, '1')
+      await sessionRunOk(one, '2')
+      const usage = await one.memoryUsage()
+      if (!(Number.isFinite(usage.heapBytes) && usage.heapBytes >= 0) || usage.memoryMb !== memoryMb)
+        throw new Error(`memoryUsage() gave ${summarize(usage)}`)
       const listed = sandbox.sessions()
-      if (sandbox.sessionCount !== 3 || listed.length !== 3) throw new Error(`3 sessions open, sessions() lists ${listed.length}, sessionCount ${sandbox.sessionCount}`)
+      if (sandbox.sessionCount !== 3 || listed.length !== 3)
+        throw new Error(`3 sessions open, sessions() lists ${listed.length}, sessionCount ${sandbox.sessionCount}`)
       const info = listed.find((entry) => entry.id === 'plugin-a')
       if (info === undefined || info.runs !== 2 || info.memoryMb !== memoryMb || info.backend !== sandbox.backend.name || info.busy) {
         throw new Error(`sessions() describes plugin-a as ${summarize(info)}`)
       }
-      if (!(info.createdAt instanceof Date) || info.createdAt.getTime() < before - 1000) throw new Error(`createdAt is ${summarize(info.createdAt)}`)
-      await two!.dispose()
-      await two!.dispose()
+      if (!(info.createdAt instanceof Date) || info.createdAt.getTime() < before - 1000)
+        throw new Error(`createdAt is ${summarize(info.createdAt)}`)
+      await two.dispose()
+      await two.dispose()
       if ((sandbox.sessionCount as number) !== 2) throw new Error(`after one dispose(), sessionCount is ${sandbox.sessionCount}`)
-      expectEnded(two!, 'DISPOSED')
-      await expectHostError(() => two!.run('1'), 'DISPOSED', 'run() on a disposed session')
+      expectEnded(two, 'DISPOSED')
+      await expectHostError(() => two.run('1'), 'DISPOSED', 'run() on a disposed session')
       await sandbox.disposeAll()
       if ((sandbox.sessionCount as number) !== 0) throw new Error(`after disposeAll(), sessionCount is ${sandbox.sessionCount}`)
-      await expectHostError(() => three!.run('1'), 'DISPOSED', 'run() after disposeAll()')
+      await expectHostError(() => three.run('1'), 'DISPOSED', 'run() after disposeAll()')
       await expectHealthy(sandbox, 'disposeAll()')
       const last = await sandbox.createSession()
       const inFlight = timedSessionRun(last, 'await new Promise((resolve) => setTimeout(resolve, 60000))')
@@ -285,7 +313,7 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
         sessionRunOk(calm, step),
       ])
       expectSameValue([results[0], results[1], results[3]], [5, 105, 110], 'each session’s own counter')
-      expectError((results[2] as Awaited<ReturnType<typeof timedSessionRun>>).result, 'TIMEOUT')
+      expectError(results[2].result, 'TIMEOUT')
       expectSameValue(await sessionRunOk(calm, 'n'), 110, 'the calm session after the other timed out')
       await calm.dispose()
     },

@@ -1,16 +1,6 @@
 import type { ToolContext, ToolSet } from '@cordon/core'
 import { hostTraces } from '../harness/host-paths.js'
-import {
-  expectDeadline,
-  expectError,
-  expectHealthy,
-  expectLimitName,
-  expectOk,
-  runOk,
-  sleep,
-  summarize,
-  timedRun,
-} from '../harness/run.js'
+import { expectDeadline, expectError, expectHealthy, expectLimitName, expectOk, runOk, sleep, summarize, timedRun } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 import { toolLimitChecks } from './tools-limits.js'
@@ -40,7 +30,12 @@ function sleeper(ms: number) {
 }
 
 const coreChecks: ConformanceCheck[] = [
-  tool('math.add({a: 1, b: 2}) → 3', 'await math.add({ a: 1, b: 2 })', { 'math.add': { execute: ({ a, b }: { a: number; b: number }) => a + b } }, 3),
+  tool(
+    'math.add({a: 1, b: 2}) → 3',
+    'await math.add({ a: 1, b: 2 })',
+    { 'math.add': { execute: ({ a, b }: { a: number; b: number }) => a + b } },
+    3,
+  ),
   tool(
     'deep namespaces share their parents',
     'const a1 = await a.b.c(1); const a2 = await a.b.d(2); const a3 = await a.x(3); [a1, a2, a3]',
@@ -52,7 +47,12 @@ const coreChecks: ConformanceCheck[] = [
     ['c1', 'd2', 'x3'],
   ),
   tool('a top-level tool name', 'typeof (await now())', { now: { execute: () => Date.now() } }, 'number'),
-  tool('a tool called without arguments receives undefined', 'await t.args()', { 't.args': { execute: (args: unknown) => args === undefined } }, true),
+  tool(
+    'a tool called without arguments receives undefined',
+    'await t.args()',
+    { 't.args': { execute: (args: unknown) => args === undefined } },
+    true,
+  ),
   tool('an async tool', 'await t.later(5)', { 't.later': { execute: async (n: number) => (await sleep(20), n * 2) } }, 10),
   tool(
     '50 sequential calls',
@@ -106,7 +106,8 @@ const coreChecks: ConformanceCheck[] = [
         hostStack = error.stack ?? ''
         throw error
       }
-      const code = "try { await t.fail(); return 'no error' } catch (e) { return { isError: e instanceof Error, message: e.message, stack: String(e.stack) } }"
+      const code =
+        "try { await t.fail(); return 'no error' } catch (e) { return { isError: e instanceof Error, message: e.message, stack: String(e.stack) } }"
       const value = (await runOk(sandbox, code, { tools: { 't.fail': { execute } } })) as Record<string, unknown>
       if (value.isError !== true || value.message !== 'tool failed: quota') throw new Error(`the guest caught ${summarize(value)}`)
       const traces = hostTraces(String(value.stack), [hostStack])
@@ -129,7 +130,9 @@ const coreChecks: ConformanceCheck[] = [
     group: 'tools',
     name: 'an uncaught tool error ends the run as RUNTIME_ERROR with its message',
     async run({ sandbox }) {
-      const { result } = await timedRun(sandbox, 'await t.fail()', { tools: { 't.fail': { execute: () => Promise.reject(new Error('boom')) } } })
+      const { result } = await timedRun(sandbox, 'await t.fail()', {
+        tools: { 't.fail': { execute: () => Promise.reject(new Error('boom')) } },
+      })
       const error = expectError(result, 'RUNTIME_ERROR')
       if (error.message !== 'boom') throw new Error(`message should be 'boom', got ${JSON.stringify(error.message)}`)
     },
@@ -168,11 +171,14 @@ const coreChecks: ConformanceCheck[] = [
     name: 'stats.toolCalls counts the calls',
     async run({ sandbox }) {
       const tools: ToolSet = { 't.id': { execute: (n: number) => n } }
-      const { result } = await timedRun(sandbox, 'for (let i = 0; i < 5; i++) await t.id(i)\nawait Promise.all([t.id(1), t.id(2)])', { tools })
+      const { result } = await timedRun(sandbox, 'for (let i = 0; i < 5; i++) await t.id(i)\nawait Promise.all([t.id(1), t.id(2)])', {
+        tools,
+      })
       expectOk(result)
       if (result.stats.toolCalls !== 7) throw new Error(`stats.toolCalls should be 7, got ${result.stats.toolCalls}`)
       const none = await timedRun(sandbox, '1', { tools })
-      if (none.result.stats.toolCalls !== 0) throw new Error(`stats.toolCalls should be 0 without calls, got ${none.result.stats.toolCalls}`)
+      if (none.result.stats.toolCalls !== 0)
+        throw new Error(`stats.toolCalls should be 0 without calls, got ${none.result.stats.toolCalls}`)
     },
   },
   {

@@ -77,14 +77,34 @@ export const CROSSING_SAMPLES: readonly CrossingSample[] = [
   { name: 'an invalid Date', guest: 'new Date(NaN)', host: () => new Date(NaN) },
   { name: 'an array of primitives', guest: '[1, "a", null, true]', host: () => [1, 'a', null, true] },
   // A hole arrives as undefined: a real element, so the two sides agree on `length` and indexing.
-  { name: 'an array with holes', guest: '[1, , 3]', host: () => [1, , 3], guestExpected: '[1, undefined, 3]', hostExpected: () => [1, undefined, 3] },
+  {
+    name: 'an array with holes',
+    guest: '[1, , 3]',
+    // eslint-disable-next-line no-sparse-arrays -- the hole is the sample
+    host: () => [1, , 3],
+    guestExpected: '[1, undefined, 3]',
+    hostExpected: () => [1, undefined, 3],
+  },
   { name: 'nested arrays', guest: '[[], [[1]], [[[2, [3]]]]]', host: () => [[], [[1]], [[[2, [3]]]]] },
   { name: 'a plain object', guest: '({ a: 1, b: { c: [1, 2], d: "x" } })', host: () => ({ a: 1, b: { c: [1, 2], d: 'x' } }) },
   { name: 'the empty object', guest: '({})', host: () => ({}) },
-  { name: 'an own "__proto__" key', guest: 'JSON.parse(\'{"__proto__": {"x": 1}, "y": 2}\')', host: () => withProto('{"__proto__": {"x": 1}, "y": 2}') },
+  {
+    name: 'an own "__proto__" key',
+    guest: 'JSON.parse(\'{"__proto__": {"x": 1}, "y": 2}\')',
+    host: () => withProto('{"__proto__": {"x": 1}, "y": 2}'),
+  },
   { name: 'keys named "$"', guest: '({ $: 1, $ref: "x", v: 2 })', host: () => ({ $: 1, $ref: 'x', v: 2 }) },
   { name: 'an object that looks like a wire tag', guest: '({ $: "date", v: 0 })', host: () => ({ $: 'date', v: 0 }) },
-  { name: 'a Map', guest: 'new Map([["a", 1], [2, "b"], [null, [true]]])', host: () => new Map<unknown, unknown>([['a', 1], [2, 'b'], [null, [true]]]) },
+  {
+    name: 'a Map',
+    guest: 'new Map([["a", 1], [2, "b"], [null, [true]]])',
+    host: () =>
+      new Map<unknown, unknown>([
+        ['a', 1],
+        [2, 'b'],
+        [null, [true]],
+      ]),
+  },
   { name: 'a Set', guest: 'new Set([1, "a", 2n, null])', host: () => new Set<unknown>([1, 'a', 2n, null]) },
   { name: 'a Uint8Array', guest: 'new Uint8Array([0, 1, 255])', host: () => new Uint8Array([0, 1, 255]) },
   { name: 'a Float64Array', guest: 'new Float64Array([1.5, -0, NaN, Infinity])', host: () => new Float64Array([1.5, -0, NaN, Infinity]) },
@@ -92,7 +112,11 @@ export const CROSSING_SAMPLES: readonly CrossingSample[] = [
   { name: 'an ArrayBuffer', guest: 'new Uint8Array([1, 2, 255]).buffer', host: () => new Uint8Array([1, 2, 255]).buffer },
   { name: 'an Error', guest: 'new Error("boom")', host: () => new Error('boom') },
   { name: 'a TypeError', guest: 'new TypeError("bad input")', host: () => new TypeError('bad input') },
-  { name: 'an Error with a custom name', guest: '(() => { const e = new Error("custom"); e.name = "MyError"; return e })()', host: namedError },
+  {
+    name: 'an Error with a custom name',
+    guest: '(() => { const e = new Error("custom"); e.name = "MyError"; return e })()',
+    host: namedError,
+  },
   {
     name: 'a class instance (as a plain object)',
     guest: '(() => { class Point { constructor() { this.x = 1; this.y = [2] } get z() { return 3 } } return new Point() })()',
@@ -140,6 +164,15 @@ export const REFUSED_SAMPLES: readonly RefusedSample[] = [
   { name: 'a RegExp', guest: '/a+/g', host: () => /a+/g },
   { name: 'an object cycle', guest: '(() => { const o = { a: 1 }; o.self = { back: o }; return o })()', host: cycle },
   { name: 'an array cycle', guest: '(() => { const a = [1]; a.push([a]); return a })()', host: arrayCycle },
-  { name: 'a getter', guest: '({ a: 1, get x() { return 1 } })', host: () => ({ a: 1, get x() { return 1 } }) },
+  {
+    name: 'a getter',
+    guest: '({ a: 1, get x() { return 1 } })',
+    host: () => ({
+      a: 1,
+      get x() {
+        return 1
+      },
+    }),
+  },
   { name: 'a setter', guest: '({ set x(v) {} })', host: () => ({ set x(_v: unknown) {} }) },
 ]

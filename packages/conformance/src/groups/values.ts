@@ -95,7 +95,11 @@ function refusedChecks(sample: RefusedSample): ConformanceCheck[] {
       group: 'values',
       name: `globals refused: ${sample.name} → INVALID_OPTIONS`,
       async run({ sandbox }) {
-        await expectHostError(() => sandbox.run('1', { globals: { v: sample.host() } }), 'INVALID_OPTIONS', `a global holding ${sample.name}`)
+        await expectHostError(
+          () => sandbox.run('1', { globals: { v: sample.host() } }),
+          'INVALID_OPTIONS',
+          `a global holding ${sample.name}`,
+        )
       },
     },
   ]
@@ -107,7 +111,8 @@ const modelChecks: ConformanceCheck[] = [
     name: 'globals are copies: guest changes never reach the host object',
     async run({ sandbox }) {
       const shared = { list: [1], nested: { n: 1 }, map: new Map([['k', 1]]) }
-      const code = 'shared.list.push(2); shared.nested.n = 99; shared.added = true; shared.map.set("k", 2); delete shared.nested; return "done"'
+      const code =
+        'shared.list.push(2); shared.nested.n = 99; shared.added = true; shared.map.set("k", 2); delete shared.nested; return "done"'
       await runOk(sandbox, code, { globals: { shared } })
       expectSameValue(shared, { list: [1], nested: { n: 1 }, map: new Map([['k', 1]]) }, 'the host object after the guest changed its copy')
     },
@@ -132,7 +137,9 @@ const modelChecks: ConformanceCheck[] = [
           },
         },
       }
-      const value = await runOk(sandbox, 'const arg = { list: [1] }; const n = await values.mutate(arg); return [n, arg.list.length]', { tools })
+      const value = await runOk(sandbox, 'const arg = { list: [1] }; const n = await values.mutate(arg); return [n, arg.list.length]', {
+        tools,
+      })
       expectSameValue(value, [2, 1], '[length seen by the tool, length in the guest]')
     },
   },

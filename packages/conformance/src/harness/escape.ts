@@ -27,7 +27,7 @@ export async function attemptEscape(sandbox: Sandbox, body: string, options: Run
     delete host[ESCAPE_MARKER]
     await canary.remove()
   }
-  if (marker !== undefined) throw new Error(`guest code set a global on the host: ${String(marker)}`)
+  if (marker !== undefined) throw new Error(`guest code set a global on the host: ${summarize(marker)}`)
   const leaks = canary.leaked([textOf(result), ...seenArgs].join('\n'))
   if (leaks.length > 0) throw new Error(`the guest read ${leaks.join(' and ')}: ${summarize(result)}`)
   const reached = result.logs.filter((entry) => entry.message.startsWith(REACHED_PREFIX))
@@ -54,7 +54,11 @@ function recording(tools: ToolSet | undefined, seen: string[]): ToolSet | undefi
 
 function textOf(value: unknown): string {
   try {
-    return JSON.stringify(value, (_, v: unknown) => (typeof v === 'bigint' ? String(v) : v instanceof Error ? `${v.name}: ${v.message}\n${v.stack}` : v)) ?? String(value)
+    return (
+      JSON.stringify(value, (_, v: unknown) =>
+        typeof v === 'bigint' ? String(v) : v instanceof Error ? `${v.name}: ${v.message}\n${v.stack}` : v,
+      ) ?? String(value)
+    )
   } catch {
     return String(value)
   }

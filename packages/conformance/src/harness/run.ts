@@ -16,19 +16,14 @@ const SETTLE_BUDGET_MS = 10_000
  * Calls `sandbox.run` and measures it. Fails (instead of hanging) when the run has not
  * settled within `budgetMs`, and when `run` rejects: guest behaviour must resolve.
  */
-export async function timedRun(
-  sandbox: Sandbox,
-  code: string,
-  options?: RunOptions,
-  budgetMs = SETTLE_BUDGET_MS,
-): Promise<TimedResult> {
+export async function timedRun(sandbox: Sandbox, code: string, options?: RunOptions, budgetMs = SETTLE_BUDGET_MS): Promise<TimedResult> {
   const started = performance.now()
   let result: RunResult
   try {
     result = await within(sandbox.run(code, options), budgetMs, `run() did not settle within ${budgetMs} ms`)
   } catch (error) {
     if (isSandboxError(error)) {
-      throw new Error(`run() threw ${error.code} (${error.message}) for guest behaviour; it must resolve a RunResult`)
+      throw new Error(`run() threw ${error.code} (${error.message}) for guest behaviour; it must resolve a RunResult`, { cause: error })
     }
     throw error
   }
@@ -67,28 +62,21 @@ export async function expectHostError(action: () => unknown, code: ErrorCode, wh
   } catch (error) {
     if (isSandboxError(error, code)) return
     const description = isSandboxError(error) ? `SandboxError ${error.code}: ${error.message}` : describeValue(error)
-    throw new Error(`${what}: expected a SandboxError ${code}, got ${description}`)
+    throw new Error(`${what}: expected a SandboxError ${code}, got ${description}`, { cause: error })
   }
   throw new Error(`${what}: expected a SandboxError ${code}, but it resolved ${summarize(outcome)}`)
 }
 
 /** The sandbox still runs code correctly (after a limit, a crash, a timeout…). */
 export async function expectHealthy(sandbox: Sandbox, after: string): Promise<void> {
-  const { result } = await timedRun(sandbox, 'const r = await Promise.resolve(20); r + 1', undefined, 5_000).catch(
-    (error: unknown) => {
-      throw new Error(`the next run after ${after} did not work: ${String(error)}`)
-    },
-  )
+  const { result } = await timedRun(sandbox, 'const r = await Promise.resolve(20); r + 1', undefined, 5_000).catch((error: unknown) => {
+    throw new Error(`the next run after ${after} did not work: ${String(error)}`)
+  })
   if (!result.ok || result.value !== 21) throw new Error(`the next run after ${after} did not work: ${summarize(result)}`)
 }
 
 /** Expects a run that ends on a deadline: the code, not too early, not too late. */
-export function expectDeadline(
-  timed: TimedResult,
-  code: 'TIMEOUT' | 'ABORTED',
-  deadlineMs: number,
-  slackMs: number,
-): RunError {
+export function expectDeadline(timed: TimedResult, code: 'TIMEOUT' | 'ABORTED', deadlineMs: number, slackMs: number): RunError {
   const error = expectError(timed.result, code)
   if (timed.elapsedMs > deadlineMs + slackMs) {
     throw new Error(`${code} arrived ${Math.round(timed.elapsedMs)} ms after run(), over ${deadlineMs} ms + ${slackMs} ms slack`)

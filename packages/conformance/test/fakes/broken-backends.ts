@@ -2,20 +2,17 @@
  * Deliberately broken backends. Each one breaks one promise of the contract; the
  * self-test asserts that the checks guarding that promise fail for it.
  */
-import type { SandboxBackend } from '@cordon/core'
+import type { SandboxBackend } from '@cordon/core/backend'
 import { createVmBackend } from './vm-backend.js'
 
 /** Never stops a guest that waits (on a tool, a timer, a promise): it ignores its deadline. */
-export const createTimeoutIgnoringBackend = (): SandboxBackend =>
-  createVmBackend({ name: 'broken-ignores-timeout', ignoreDeadline: true })
+export const createTimeoutIgnoringBackend = (): SandboxBackend => createVmBackend({ name: 'broken-ignores-timeout', ignoreDeadline: true })
 
 /** Runs every program in one shared context, so globals leak from run to run. */
-export const createLeakyGlobalsBackend = (): SandboxBackend =>
-  createVmBackend({ name: 'broken-leaks-globals', reuseContext: true })
+export const createLeakyGlobalsBackend = (): SandboxBackend => createVmBackend({ name: 'broken-leaks-globals', reuseContext: true })
 
 /** Puts a host function on the guest global and returns host objects from tools. */
-export const createHostExposingBackend = (): SandboxBackend =>
-  createVmBackend({ name: 'broken-exposes-host', exposeHost: true })
+export const createHostExposingBackend = (): SandboxBackend => createVmBackend({ name: 'broken-exposes-host', exposeHost: true })
 
 /** Keeps 1 MB of host memory alive for every run. */
 export const createMemoryLeakingBackend = (): SandboxBackend =>
@@ -26,5 +23,4 @@ export const createSessionSharingBackend = (): SandboxBackend =>
   createVmBackend({ name: 'broken-shares-sessions', shareSessionContext: true })
 
 /** Copies the host's environment variables into the guest: a secret reaches guest code. */
-export const createEnvExposingBackend = (): SandboxBackend =>
-  createVmBackend({ name: 'broken-exposes-env', exposeEnv: true })
+export const createEnvExposingBackend = (): SandboxBackend => createVmBackend({ name: 'broken-exposes-env', exposeEnv: true })

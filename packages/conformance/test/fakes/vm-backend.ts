@@ -1,11 +1,22 @@
 /**
- * An in-process `node:vm` reference backend, for testing the conformance suite itself.
- * node:vm is NOT a security boundary: this backend is not expected to pass the isolation
- * group. Its switches turn it into deliberately broken backends (see broken-backends.ts).
+ * The one fake backend of the repository: an in-process `node:vm` backend built on the kit,
+ * used by the conformance suite's self-tests and by core's own tests (packages/core/test
+ * imports this file). node:vm is NOT a security boundary: this backend is not expected to
+ * pass the isolation group. Its switches turn it into deliberately broken backends (see
+ * broken-backends.ts). It imports core's source by path, so both suites run it without a
+ * build of @cordon/core. It stays under this package: the suite's host-path checks recognise
+ * its frames by this package's directory (see "known limitations" in vm-backend.test.ts).
  */
 import vm from 'node:vm'
-import { GUEST_RUNTIME_SOURCE, createGuestHost, createHostSwitch, outcomeFromDone } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, GuestRuntime, HostSwitch, SandboxBackend } from '@cordon/core'
+import { GUEST_RUNTIME_SOURCE, createGuestRelay, createRelaySwitch, outcomeFromDone } from '../../../core/src/backend/index.js'
+import type {
+  BackendSession,
+  ExecuteOutcome,
+  ExecuteRequest,
+  GuestRuntime,
+  RelaySwitch,
+  SandboxBackend,
+} from '../../../core/src/backend/index.js'
 
 export interface VmBackendOptions {
   name?: string
@@ -26,7 +37,7 @@ export interface VmBackendOptions {
 /** A session's engine: one context, one guest runtime (made on the first run), reached through a switch. */
 interface VmSession {
   context: vm.Context
-  hostSwitch: HostSwitch
+  relaySwitch: RelaySwitch
   runtime?: GuestRuntime
   alive: boolean
 }
@@ -54,8 +65,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
     if (disposed) return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: 'the vm backend was disposed' } }
     if (options.leakBytesPerRun) leaked.push(new Uint8Array(options.leakBytesPerRun).fill(1))
     const context = session?.context ?? (options.reuseContext ? (shared ??= newContext()) : newContext())
-    const guestHost = createGuestHost(request)
-    session?.hostSwitch.attach(guestHost)
+    const relay = createGuestRelay(request)
+    session?.relaySwitch.attach(relay)
 
     /** Runs `fn` inside the context; the time left until the deadline bounds it, microtasks included. */
     const enter = (fn: () => void): void => {
@@ -74,8 +85,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       const end = (outcome: ExecuteOutcome) => {
         if (ended) return
         ended = true
-        guestHost.close()
-        session?.hostSwitch.attach(undefined)
+        relay.close()
+        session?.relaySwitch.attach(undefined)
         request.signal.removeEventListener('abort', onAbort)
         resolve(outcome)
       }
@@ -100,13 +111,14 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         if (request.signal.aborted) return onAbort()
         request.signal.addEventListener('abort', onAbort)
       }
-      void guestHost.done.then((done) => end(outcomeFromDone(done)))
+      void relay.done.then((done) => end(outcomeFromDone(done)))
 
       let runtime: GuestRuntime
       let main: () => unknown
       try {
-        const makeRuntime = () => (vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime)
-        runtime = session === undefined ? makeRuntime()(guestHost.functions) : (session.runtime ??= makeRuntime()(session.hostSwitch.functions))
+        const makeRuntime = () => vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
+        runtime =
+          session === undefined ? makeRuntime()(relay.functions) : (session.runtime ??= makeRuntime()(session.relaySwitch.functions))
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
@@ -114,7 +126,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       } catch (error) {
         return end(failure(error))
       }
-      guestHost.connect({
+      relay.connect({
         settle: (id, ok, payload) => guard(() => runtime.settle(id, ok, payload)),
         fire: (id) => guard(() => runtime.fire(id)),
       })
@@ -138,7 +150,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
     },
     execute: (request) => execute(request),
     async openSession(): Promise<BackendSession> {
-      const fresh = (): VmSession => ({ context: newContext(), hostSwitch: createHostSwitch(), alive: true })
+      const fresh = (): VmSession => ({ context: newContext(), relaySwitch: createRelaySwitch(), alive: true })
       const session = options.shareSessionContext ? (sharedSession ??= fresh()) : fresh()
       return {
         get alive() {
@@ -165,7 +177,10 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
  * Node formats the stacks of a vm context's errors with the outer realm's code, which converts the
  * guest's call sites with '+' (Symbol.toPrimitive) and calls the guest's Function.prototype.call.
  * Like the subprocess backend, this fake gives its contexts a formatter of their own that uses
- * functions captured before any guest code runs.
+ * functions captured before any guest code runs. That also keeps the errors made while a stack
+ * is formatted in the guest's realm: with Node's formatter, four attacks of the corpus (species
+ * executors at the stack limit, Symbol-named errors, WebAssembly JSTag catches, Proxy toString
+ * traps) were handed errors of the host's realm.
  */
 const STACK_FORMAT_SOURCE = `(function () {
   'use strict'

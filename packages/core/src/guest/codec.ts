@@ -76,8 +76,17 @@ export function createCodec(): Codec {
   const objectProto = Object.prototype
   const typedCtors: Record<string, new (n: number) => { [i: number]: unknown; length: number }> = create(null)
   const typedNames = [
-    'Int8Array', 'Uint8Array', 'Uint8ClampedArray', 'Int16Array', 'Uint16Array', 'Int32Array',
-    'Uint32Array', 'Float32Array', 'Float64Array', 'BigInt64Array', 'BigUint64Array',
+    'Int8Array',
+    'Uint8Array',
+    'Uint8ClampedArray',
+    'Int16Array',
+    'Uint16Array',
+    'Int32Array',
+    'Uint32Array',
+    'Float32Array',
+    'Float64Array',
+    'BigInt64Array',
+    'BigUint64Array',
   ]
   for (let i = 0; i < typedNames.length; i++) {
     const name = typedNames[i] as string
@@ -113,7 +122,7 @@ export function createCodec(): Codec {
 
   /** A JSON string literal. The engine's JSON.stringify is safe for a primitive string: no objects, no prototypes. */
   function quote(text: string): string {
-    return jsonStringify(text) as string
+    return jsonStringify(text)
   }
 
   /** An own property's value, or undefined: never read through a prototype. */
@@ -155,6 +164,8 @@ export function createCodec(): Codec {
     apply(weakSetAdd, limitErrors, [error])
     error.code = 'OUTPUT_LIMIT'
     error.message = what + ' is larger than maxOutputBytes (' + budget + ' bytes)'
+    // Not an Error on purpose: a null-prototype record the guest cannot forge or reach into.
+    // eslint-disable-next-line @typescript-eslint/only-throw-error
     throw error
   }
 
@@ -186,7 +197,7 @@ export function createCodec(): Codec {
       let out = '$'
       for (let i = 0; i < path.length; i++) {
         const key = path[i]
-        out += typeof key === 'number' ? ('[' + key + ']') : ('.' + key)
+        out += typeof key === 'number' ? '[' + key + ']' : '.' + key
       }
       return out
     }

@@ -33,8 +33,8 @@ export function createInspect(): Inspect {
   const mapForEach = Map.prototype.forEach
   const setSize = (describeProp(Set.prototype, 'size') as PropertyDescriptor).get as () => number
   const setForEach = Set.prototype.forEach
-  const typedArrayTag = (describeProp(getProto(Uint8Array.prototype), Symbol.toStringTag) as PropertyDescriptor)
-    .get as () => string | undefined
+  const typedArrayTag = (describeProp(getProto(Uint8Array.prototype), Symbol.toStringTag) as PropertyDescriptor).get as () =>
+    string | undefined
   const bufferByteLength = (describeProp(ArrayBuffer.prototype, 'byteLength') as PropertyDescriptor).get as () => number
   const regexpToString = RegExp.prototype.toString
   const regexpSource = (describeProp(RegExp.prototype, 'source') as PropertyDescriptor).get as () => string
@@ -126,7 +126,7 @@ export function createInspect(): Inspect {
       return null
     }
     if (proto === null) return null
-    const ctor = dataValue(describeProp(proto as object, 'constructor'))
+    const ctor = dataValue(describeProp(proto, 'constructor'))
     if (typeof ctor === 'function') {
       const name = dataValue(describeProp(ctor, 'name'))
       if (typeof name === 'string' && name !== '') return name
@@ -138,12 +138,14 @@ export function createInspect(): Inspect {
     let source = ''
     try {
       source = apply(fnToString, fn, []) as string
-    } catch {}
+    } catch {
+      // A revoked Proxy or a guest function whose source cannot be read: no source, then.
+    }
     const nameValue = dataValue(describeProp(fn, 'name'))
     const name = typeof nameValue === 'string' ? nameValue : ''
-    if (apply(stringSlice, source, [0, 6]) === 'class ' || source === 'class') return name ? ('[class ' + name + ']') : '[class (anonymous)]'
+    if (apply(stringSlice, source, [0, 6]) === 'class ' || source === 'class') return name ? '[class ' + name + ']' : '[class (anonymous)]'
     const kind = apply(stringSlice, source, [0, 6]) === 'async ' ? 'AsyncFunction' : 'Function'
-    return name ? ('[' + kind + ': ' + name + ']') : ('[' + kind + ' (anonymous)]')
+    return name ? '[' + kind + ': ' + name + ']' : '[' + kind + ' (anonymous)]'
   }
 
   function join(items: string[], open: string, close: string, indent: string): string {
@@ -246,9 +248,9 @@ export function createInspect(): Inspect {
       const e = object as { name?: unknown; message?: unknown }
       const errorName = typeof e.name === 'string' ? e.name : 'Error'
       const message = typeof e.message === 'string' ? e.message : ''
-      const head = message ? (errorName + ': ' + message) : errorName
+      const head = message ? errorName + ': ' + message : errorName
       const extra = depth > MAX_DEPTH ? list<string>() : propertyEntries(object, seen, depth, indent, false)
-      return extra.length ? (head + ' ' + join(extra, '{', '}', indent)) : head
+      return extra.length ? head + ' ' + join(extra, '{', '}', indent) : head
     }
     if (isArray(object)) {
       if (depth > MAX_DEPTH) return '[Array]'
@@ -277,7 +279,7 @@ export function createInspect(): Inspect {
       // list is what the guest's array costs again, so long arrays show their items only.
       const extra = length <= MAX_PROBES ? propertyEntries(object, seen, depth, indent, true) : list<string>()
       for (let i = 0; i < extra.length; i++) items[items.length] = extra[i] as string
-      const prefix = name === 'Array' ? '' : ((name ?? '[Array: null prototype]') + '(' + length + ') ')
+      const prefix = name === 'Array' ? '' : (name ?? '[Array: null prototype]') + '(' + length + ') '
       return prefix + join(items, '[', ']', indent)
     }
     if (has(mapSize, object)) {
@@ -286,7 +288,8 @@ export function createInspect(): Inspect {
       const items: string[] = list()
       apply(mapForEach, object, [
         (v: unknown, k: unknown) => {
-          if (items.length < MAX_ITEMS) items[items.length] = inner(k, seen, depth + 1, indent + '  ') + ' => ' + inner(v, seen, depth + 1, indent + '  ')
+          if (items.length < MAX_ITEMS)
+            items[items.length] = inner(k, seen, depth + 1, indent + '  ') + ' => ' + inner(v, seen, depth + 1, indent + '  ')
         },
       ])
       if (size > MAX_ITEMS) items[items.length] = '... ' + (size - MAX_ITEMS) + ' more items'
@@ -311,7 +314,7 @@ export function createInspect(): Inspect {
       const length = apply(typedArrayLength, view, []) as number
       for (let i = 0; i < length && i < MAX_ITEMS; i++) {
         const item = view[i]
-        items[items.length] = typeof item === 'bigint' ? (StringCtor(item) + 'n') : formatNumber(item as number)
+        items[items.length] = typeof item === 'bigint' ? StringCtor(item) + 'n' : formatNumber(item as number)
       }
       if (length > MAX_ITEMS) items[items.length] = '... ' + (length - MAX_ITEMS) + ' more items'
       return typed + '(' + length + ') ' + join(items, '[', ']', indent)
@@ -323,11 +326,11 @@ export function createInspect(): Inspect {
   }
 
   function plainObject(object: object, name: string | null, seen: object[], depth: number, indent: string): string {
-    if (depth > MAX_DEPTH) return name ? ('[' + name + ']') : '[Object: null prototype]'
+    if (depth > MAX_DEPTH) return name ? '[' + name + ']' : '[Object: null prototype]'
     const entries = propertyEntries(object, seen, depth, indent, false)
     let prefix = ''
     if (name === null) prefix = '[Object: null prototype] '
-    else if (name !== 'Object' || getProto(object) !== objectProto) prefix = name ? (name + ' ') : ''
+    else if (name !== 'Object' || getProto(object) !== objectProto) prefix = name ? name + ' ' : ''
     if (entries.length === 0 && prefix !== '') return prefix + '{}'
     return prefix + join(entries, '{', '}', indent)
   }
@@ -359,9 +362,18 @@ export function createInspect(): Inspect {
         continue
       }
       const arg = args[used++]
-      if (next === 's') out += typeof arg === 'string' ? arg : typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : typeof arg === 'object' && arg !== null ? inspect(arg) : StringCtor(arg)
-      else if (next === 'd') out += typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : typeof arg === 'object' ? 'NaN' : formatNumber(NumberCtor(arg))
-      else if (next === 'i') out += typeof arg === 'bigint' ? (StringCtor(arg) + 'n') : formatNumber(parseIntFn(StringCtor(arg)))
+      if (next === 's')
+        out +=
+          typeof arg === 'string'
+            ? arg
+            : typeof arg === 'bigint'
+              ? StringCtor(arg) + 'n'
+              : typeof arg === 'object' && arg !== null
+                ? inspect(arg)
+                : StringCtor(arg)
+      else if (next === 'd')
+        out += typeof arg === 'bigint' ? StringCtor(arg) + 'n' : typeof arg === 'object' ? 'NaN' : formatNumber(NumberCtor(arg))
+      else if (next === 'i') out += typeof arg === 'bigint' ? StringCtor(arg) + 'n' : formatNumber(parseIntFn(StringCtor(arg)))
       else if (next === 'f') out += formatNumber(parseFloatFn(StringCtor(arg)))
       else if (next === 'j') {
         try {
@@ -389,7 +401,7 @@ export function createInspect(): Inspect {
     for (let i = start; i < args.length; i++) {
       const arg = args[i]
       const text = typeof arg === 'string' ? arg : inspect(arg)
-      out += out === '' && i === 0 ? text : (' ' + text)
+      out += out === '' && i === 0 ? text : ' ' + text
     }
     return out
   }

@@ -5,14 +5,14 @@
  *
  * Order of use by a backend:
  *   1. evaluate GUEST_RUNTIME_SOURCE in a fresh context → a function;
- *   2. call it with an object implementing GuestHostFunctions → GuestRuntime
+ *   2. call it with an object implementing RelayFunctions → GuestRuntime
  *      (keep it on the host side: never store it where guest code can read it);
  *   3. runtime.install(request.setup);
  *   4. compile request.script under request.filename → the guest's async main function;
  *   5. runtime.start(main); then deliver settle()/fire() as tool calls and timers
- *      complete, draining the engine's job queue after each, until host.done() is called.
+ *      complete, draining the engine's job queue after each, until the relay's done() is called.
  */
-export interface GuestHostFunctions {
+export interface RelayFunctions {
   /** A console entry (already capped by the guest at its own limits). */
   log(level: string, message: string): void
   /** An async tool call. Reply later with runtime.settle(id, …). */

@@ -8,7 +8,7 @@
  * `JSON`, `Promise`, `Array.prototype.push`, `Reflect` or `console` changes nothing here.
  * The host functions it receives are kept in this closure and never handed to guest code.
  */
-import type { GuestHostFunctions, GuestRuntime } from './protocol.js'
+import type { GuestRuntime, RelayFunctions } from './protocol.js'
 import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
 
@@ -17,7 +17,7 @@ export interface GuestRuntimeWithCodec extends GuestRuntime {
 }
 
 export function cordonGuestRuntime(
-  host: GuestHostFunctions,
+  host: RelayFunctions,
   codecFactory: typeof createCodec,
   inspectFactory: typeof createInspect,
 ): GuestRuntimeWithCodec {
@@ -80,7 +80,7 @@ export function cordonGuestRuntime(
     for (let i = 0; i + 1 < fields.length; i += 2) {
       const value = fields[i + 1]
       if (typeof value !== 'string') continue
-      out += (out === '{' ? '' : ',') + '"' + fields[i] + '":' + (jsonStringify(value) as string)
+      out += (out === '{' ? '' : ',') + '"' + fields[i] + '":' + jsonStringify(value)
     }
     return out + '}'
   }
@@ -219,6 +219,8 @@ export function cordonGuestRuntime(
         failWith(error)
         return new PromiseCtor(() => {})
       }
+      // What the codec threw for the guest's arguments: its TypeError, passed on as it is.
+      // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return new PromiseCtor((_, reject) => reject(error))
     }
     const id = ++callSeq
@@ -373,10 +375,10 @@ export function cordonGuestRuntime(
       const resolved = withoutSpecies(apply(promiseResolve, PromiseCtor, []) as Promise<void>)
       define('queueMicrotask', function queueMicrotask(fn: unknown) {
         if (typeof fn !== 'function') throw new TypeErrorCtor('The "callback" argument must be a function')
-        apply(promiseThen, resolved, [
+        void apply(promiseThen, resolved, [
           function () {
             try {
-              apply(fn as Function, undefined, [])
+              apply(fn, undefined, [])
             } catch (error) {
               failWith(error)
             }
@@ -420,7 +422,7 @@ export function cordonGuestRuntime(
       // holds; the captured `then` ignores any guest override of Promise.prototype.then, and its
       // own `constructor` keeps `then` from asking the guest's Promise for a species.
       try {
-        apply(promiseThen, withoutSpecies(result), [onValue, failWith])
+        void apply(promiseThen, withoutSpecies(result), [onValue, failWith])
       } catch (error) {
         failWith(error)
       }

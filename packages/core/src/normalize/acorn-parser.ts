@@ -77,6 +77,7 @@ function linearScopes(Base: typeof Parser): typeof Parser {
         }
       }
       // @ts-expect-error — declareName is internal to acorn (not in its type declarations).
+      // eslint-disable-next-line @typescript-eslint/no-unsafe-call
       super.declareName(name, bindingType, pos)
     }
   }

@@ -120,8 +120,8 @@ export function findFencedBlock(code: string): FencedBlock | undefined {
   }
   if (blocks.length === 0) return undefined
 
-  const chosen =
-    blocks.find((b) => isScriptLang(b.lang)) ?? blocks.find((b) => b.lang === '') ?? (blocks[0] as RawBlock)
+  const chosen = blocks.find((b) => isScriptLang(b.lang)) ?? blocks.find((b) => b.lang === '') ?? blocks[0]
+  if (chosen === undefined) return undefined
   return {
     body: code.slice(chosen.bodyStart, chosen.bodyEnd),
     lineOffset: chosen.openLine + 1,

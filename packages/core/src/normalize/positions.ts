@@ -59,11 +59,7 @@ function toSourceOffset(edits: readonly Edit[], offset: number, lineStart = fals
  * Maps a (line, column) of `script` — both 1-based, as in V8 stack traces — back to the user's
  * code. Undefined when the line belongs to the wrapper (the first line and the last line).
  */
-export function toUserPosition(
-  program: NormalizedProgram,
-  line: number,
-  column?: number,
-): { line: number; column?: number } | undefined {
+export function toUserPosition(program: NormalizedProgram, line: number, column?: number): { line: number; column?: number } | undefined {
   if (!Number.isInteger(line)) return undefined
   const record = records.get(program)
   const lineStarts = record?.lineStarts ?? lineStartsOf(program.script)

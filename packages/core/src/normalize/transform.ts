@@ -23,8 +23,7 @@ import { insertAt, replaceKeepingLines } from './splice.js'
 import { persistDeclarations } from './persist.js'
 
 export const IMPORT_MESSAGE = 'import statements are not available in the sandbox; use the provided tools and globals'
-export const REEXPORT_MESSAGE =
-  "'export … from' statements are not available in the sandbox; use the provided tools and globals"
+export const REEXPORT_MESSAGE = "'export … from' statements are not available in the sandbox; use the provided tools and globals"
 
 /** Name of the binding that holds an anonymous default export. */
 const DEFAULT_BINDING = '__cordon_default__'

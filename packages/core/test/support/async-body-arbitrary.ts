@@ -12,14 +12,27 @@ import fc from 'fast-check'
 
 const PRELUDE = "let a = 3, b = -2, c = 'x'\nfunction f(n) { return n * 2 }\nasync function g(n) { await null; return n + 1 }"
 
-const TRICKY_TEXT = ['```', '```js', '```ts', 'export default 1', '#!/bin/sh', '// not a comment', '/* nor this */', "import x from 'y'", 'return 7', '})']
+const TRICKY_TEXT = [
+  '```',
+  '```js',
+  '```ts',
+  'export default 1',
+  '#!/bin/sh',
+  '// not a comment',
+  '/* nor this */',
+  "import x from 'y'",
+  'return 7',
+  '})',
+]
 
 const atom: fc.Arbitrary<string> = fc.oneof(
   fc.integer({ min: -5, max: 20 }).map((n) => (n < 0 ? `(${n})` : String(n))),
   fc.constantFrom('a', 'b', 'c', "'s'", "''", 'true', 'null', 'undefined', '-0', 'NaN'),
   // Backticks escaped: a line that starts with a bare ``` is a Markdown fence by definition, even
   // where JavaScript would read it as templates (the fuzzer found `\n```\n` tagged templates).
-  fc.array(fc.constantFrom(...TRICKY_TEXT), { minLength: 1, maxLength: 3 }).map((lines) => `\`\n${lines.join('\n').replaceAll('`', '\\`')}\n\``),
+  fc
+    .array(fc.constantFrom(...TRICKY_TEXT), { minLength: 1, maxLength: 3 })
+    .map((lines) => `\`\n${lines.join('\n').replaceAll('`', '\\`')}\n\``),
 )
 
 export const expression: fc.Arbitrary<string> = fc.letrec<{ e: string }>((tie) => ({

@@ -36,15 +36,15 @@ const fragment: fc.Arbitrary<string> = fc.oneof(
   ),
 )
 
-const program: fc.Arbitrary<string> = fc.array(fragment, { minLength: 1, maxLength: 5 }).chain((parts) =>
-  fc.constantFrom('\n', ';\n', '; ', ' ').map((separator) => parts.join(separator)),
-)
+const program: fc.Arbitrary<string> = fc
+  .array(fragment, { minLength: 1, maxLength: 5 })
+  .chain((parts) => fc.constantFrom('\n', ';\n', '; ', ' ').map((separator) => parts.join(separator)))
 
 /** A program, possibly in a Markdown fence with prose around it. */
-export const modelOutput: fc.Arbitrary<string> = fc.tuple(program, fc.option(fc.constantFrom('', 'js', 'ts', 'typescript', 'jsx', 'javascript'), { nil: undefined }), fc.boolean()).map(
-  ([code, lang, prose]) => {
+export const modelOutput: fc.Arbitrary<string> = fc
+  .tuple(program, fc.option(fc.constantFrom('', 'js', 'ts', 'typescript', 'jsx', 'javascript'), { nil: undefined }), fc.boolean())
+  .map(([code, lang, prose]) => {
     if (lang === undefined) return code
     const fenced = '```' + lang + '\n' + code + '\n```'
     return prose ? `Here is the program:\n\n${fenced}\n\nIt prints the answer.` : fenced
-  },
-)
+  })

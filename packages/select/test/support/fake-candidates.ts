@@ -1,18 +1,10 @@
 /**
- * Fake backends and candidates for select's tests. The engine is node:vm — NOT a
- * security boundary, only a quick way to really run the guest runtime and its tools.
+ * Fake backends and candidates for select's tests. The engine is the repository's one fake
+ * backend (node:vm, in the conformance package's tests) — NOT a security boundary, only a
+ * quick way to really run the guest runtime and its tools.
  */
-import vm from 'node:vm'
-import {
-  GUEST_RUNTIME_SOURCE,
-  createGuestHost,
-  outcomeFromDone,
-  type BackendCapabilities,
-  type ExecuteOutcome,
-  type ExecuteRequest,
-  type GuestRuntime,
-  type SandboxBackend,
-} from '@cordon/core'
+import type { BackendCapabilities, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '@cordon/core/backend'
+import { createVmBackend } from '../../../conformance/test/fakes/vm-backend.js'
 import type { BackendCandidate } from '../../src/index.js'
 
 export const BASE_CAPABILITIES: BackendCapabilities = {
@@ -44,34 +36,13 @@ export interface FakeOptions {
   factoryError?: Error
 }
 
-async function runInVm(request: ExecuteRequest): Promise<ExecuteOutcome> {
-  const guestHost = createGuestHost(request)
-  const context = vm.createContext({})
-  let timer: ReturnType<typeof setTimeout> | undefined
-  try {
-    const factory = vm.runInContext(GUEST_RUNTIME_SOURCE, context) as (host: unknown) => GuestRuntime
-    const runtime = factory(guestHost.functions)
-    guestHost.connect({ settle: (...args) => runtime.settle(...args), fire: (id) => runtime.fire(id) })
-    runtime.install(request.setup)
-    runtime.start(new vm.Script(request.script, { filename: request.filename }).runInContext(context) as () => unknown)
-    const stopped = new Promise<ExecuteOutcome>((resolve) => {
-      const stop = () => resolve({ ok: false, error: { code: 'TIMEOUT', message: 'deadline' } })
-      request.signal.addEventListener('abort', stop, { once: true })
-      timer = setTimeout(stop, Math.max(1, request.deadline - Date.now()))
-    })
-    return await Promise.race([guestHost.done.then(outcomeFromDone), stopped])
-  } finally {
-    clearTimeout(timer)
-    guestHost.close()
-  }
-}
-
 export function fakeFactory(name: string, ledger: Ledger, fake: FakeOptions = {}) {
   return (options?: object): SandboxBackend => {
     if (fake.factoryError) throw fake.factoryError
     ledger.created++
     ledger.options.push(options)
     let runs = 0
+    const engine = createVmBackend({ name })
     return {
       specificationVersion: 'v1',
       name,
@@ -79,10 +50,11 @@ export function fakeFactory(name: string, ledger: Ledger, fake: FakeOptions = {}
       async execute(request) {
         ledger.scripts.push(request.script)
         const replaced = await fake.intercept?.(request, runs++)
-        return replaced ?? runInVm(request)
+        return replaced ?? engine.execute(request)
       },
       async dispose() {
         ledger.disposed++
+        await engine.dispose()
       },
     }
   }

@@ -13,10 +13,26 @@ const USERS = [
 ]
 
 const ORDERS = [
-  { id: 101, userId: 1, items: [{ sku: 'A1', qty: 2, price: 9.5 }, { sku: 'B2', qty: 1, price: 20 }], status: 'shipped' },
+  {
+    id: 101,
+    userId: 1,
+    items: [
+      { sku: 'A1', qty: 2, price: 9.5 },
+      { sku: 'B2', qty: 1, price: 20 },
+    ],
+    status: 'shipped',
+  },
   { id: 102, userId: 1, items: [{ sku: 'C3', qty: 5, price: 1.25 }], status: 'pending' },
   { id: 103, userId: 2, items: [{ sku: 'A1', qty: 1, price: 9.5 }], status: 'shipped' },
-  { id: 104, userId: 3, items: [{ sku: 'D4', qty: 3, price: 14 }, { sku: 'A1', qty: 4, price: 9.5 }], status: 'cancelled' },
+  {
+    id: 104,
+    userId: 3,
+    items: [
+      { sku: 'D4', qty: 3, price: 14 },
+      { sku: 'A1', qty: 4, price: 9.5 },
+    ],
+    status: 'cancelled',
+  },
   { id: 105, userId: 3, items: [{ sku: 'B2', qty: 2, price: 20 }], status: 'shipped' },
 ]
 
@@ -74,10 +90,20 @@ export function clockTools(): ToolSet {
 
 export function timerTools(): ToolSet {
   // Only for races whose outcome must not depend on machine load: the gap is a whole second.
-  return { 'timer.wait': { execute: async ({ ms }: { ms: number }, { signal }) => {
-    await new Promise((resolve) => { const t = setTimeout(resolve, ms); signal.addEventListener('abort', () => { clearTimeout(t); resolve(undefined) }) })
-    return ms
-  } } }
+  return {
+    'timer.wait': {
+      execute: async ({ ms }: { ms: number }, { signal }) => {
+        await new Promise((resolve) => {
+          const t = setTimeout(resolve, ms)
+          signal.addEventListener('abort', () => {
+            clearTimeout(t)
+            resolve(undefined)
+          })
+        })
+        return ms
+      },
+    },
+  }
 }
 
 export function failingTools(): ToolSet {

@@ -19,7 +19,15 @@ const POISONS: Poison[] = [
   { kind: 'weakset', host: () => new WeakSet(), source: 'new WeakSet()' },
   { kind: 'regexp', host: () => /x+/g, source: '/x+/g' },
   { kind: 'dataview', host: () => new DataView(new ArrayBuffer(2)), source: 'new DataView(new ArrayBuffer(2))' },
-  { kind: 'getter', host: () => ({ get g() { return 1 } }), source: '({ get g() { return 1 } })' },
+  {
+    kind: 'getter',
+    host: () => ({
+      get g() {
+        return 1
+      },
+    }),
+    source: '({ get g() { return 1 } })',
+  },
   {
     kind: 'cycle',
     host: () => {

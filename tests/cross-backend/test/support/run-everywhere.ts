@@ -8,7 +8,12 @@ import { comparable, type Comparable } from './comparable.js'
 
 export type Outcomes = Record<BackendName, Comparable>
 
-export async function runEverywhere(sandboxes: Sandboxes, code: string, options: RunOptions = {}, engineMessage = false): Promise<Outcomes> {
+export async function runEverywhere(
+  sandboxes: Sandboxes,
+  code: string,
+  options: RunOptions = {},
+  engineMessage = false,
+): Promise<Outcomes> {
   const results: RunResult[] = []
   for (const name of BACKEND_NAMES) results.push(await sandboxes[name].run(code, options))
   return Object.fromEntries(BACKEND_NAMES.map((name, i) => [name, comparable(results[i]!, engineMessage)])) as Outcomes

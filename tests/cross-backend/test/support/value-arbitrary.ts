@@ -14,7 +14,8 @@ export interface Sample {
 
 const sample = (value: unknown, source: string): Sample => ({ value, source })
 
-const numberSource = (n: number): string => (Object.is(n, -0) ? '-0' : Number.isNaN(n) ? 'NaN' : n === Infinity ? 'Infinity' : n === -Infinity ? '-Infinity' : String(n))
+const numberSource = (n: number): string =>
+  Object.is(n, -0) ? '-0' : Number.isNaN(n) ? 'NaN' : n === Infinity ? 'Infinity' : n === -Infinity ? '-Infinity' : String(n)
 
 // Strings of any UTF-16 code units: lone surrogates, NUL, line separators, astral characters.
 const anyString = fc.string({ unit: fc.integer({ min: 0, max: 0xffff }).map((c) => String.fromCharCode(c)), maxLength: 12 })
@@ -38,12 +39,14 @@ const leaf: fc.Arbitrary<Sample> = fc.oneof(
 
 function errorSample(): fc.Arbitrary<Sample> {
   const ctor = fc.constantFrom('Error', 'TypeError', 'RangeError', 'SyntaxError', 'ReferenceError', 'EvalError', 'URIError')
-  return fc.tuple(ctor, fc.option(fc.constantFrom('CustomError', 'AbortError', ''), { nil: undefined }), text).map(([type, name, message]) => {
-    const error = new (globalThis as unknown as Record<string, ErrorConstructor>)[type]!(message)
-    if (name !== undefined) error.name = name
-    const build = `new ${type}(${JSON.stringify(message)})`
-    return sample(error, name === undefined ? build : `Object.assign(${build}, { name: ${JSON.stringify(name)} })`)
-  })
+  return fc
+    .tuple(ctor, fc.option(fc.constantFrom('CustomError', 'AbortError', ''), { nil: undefined }), text)
+    .map(([type, name, message]) => {
+      const error = new (globalThis as unknown as Record<string, ErrorConstructor>)[type]!(message)
+      if (name !== undefined) error.name = name
+      const build = `new ${type}(${JSON.stringify(message)})`
+      return sample(error, name === undefined ? build : `Object.assign(${build}, { name: ${JSON.stringify(name)} })`)
+    })
 }
 
 function typedArraySample(): fc.Arbitrary<Sample> {
@@ -77,13 +80,28 @@ export const valueSample: fc.Arbitrary<Sample> = fc.letrec<{ node: Sample }>((ti
   node: fc.oneof(
     { depthSize: 'small', withCrossShrink: true },
     leaf,
-    fc.array(tie('node'), { maxLength: 5 }).map((items) => sample(items.map((s) => s.value), `[${items.map((s) => s.source).join(', ')}]`)),
-    // Holes: the value model turns them into undefined.
-    fc.array(tie('node'), { maxLength: 3 }).map((items) => sample([, ...items.map((s) => s.value)], `[, ${items.map((s) => s.source).join(', ')}]`)),
-    fc.uniqueArray(fc.tuple(key, tie('node')), { maxLength: 5, selector: ([k]) => k }).map(objectOf),
-    fc.array(fc.tuple(tie('node'), tie('node')), { maxLength: 4 }).map((pairs) =>
-      sample(new Map(pairs.map(([k, v]) => [k.value, v.value])), `new Map([${pairs.map(([k, v]) => `[${k.source}, ${v.source}]`).join(', ')}])`),
+    fc.array(tie('node'), { maxLength: 5 }).map((items) =>
+      sample(
+        items.map((s) => s.value),
+        `[${items.map((s) => s.source).join(', ')}]`,
+      ),
     ),
-    fc.array(tie('node'), { maxLength: 4 }).map((items) => sample(new Set(items.map((s) => s.value)), `new Set([${items.map((s) => s.source).join(', ')}])`)),
+    // Holes: the value model turns them into undefined.
+    fc
+      .array(tie('node'), { maxLength: 3 })
+      // eslint-disable-next-line no-sparse-arrays -- a hole first, as the source text says
+      .map((items) => sample([, ...items.map((s) => s.value)], `[, ${items.map((s) => s.source).join(', ')}]`)),
+    fc.uniqueArray(fc.tuple(key, tie('node')), { maxLength: 5, selector: ([k]) => k }).map(objectOf),
+    fc
+      .array(fc.tuple(tie('node'), tie('node')), { maxLength: 4 })
+      .map((pairs) =>
+        sample(
+          new Map(pairs.map(([k, v]) => [k.value, v.value])),
+          `new Map([${pairs.map(([k, v]) => `[${k.source}, ${v.source}]`).join(', ')}])`,
+        ),
+      ),
+    fc
+      .array(tie('node'), { maxLength: 4 })
+      .map((items) => sample(new Set(items.map((s) => s.value)), `new Set([${items.map((s) => s.source).join(', ')}])`)),
   ),
 })).node

@@ -1,5 +1,5 @@
 import { SandboxError } from '../errors.js'
-import { LIMIT_NAMES, checkLimit, describe, type Limits } from '../limits.js'
+import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../limits.js'
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 
@@ -22,7 +22,7 @@ function invalid(message: string): never {
 export function checkOptions(options: unknown, source: string, allowSignal: boolean): Partial<Limits> {
   if (options === undefined) return {}
   if (typeof options !== 'object' || options === null || Array.isArray(options)) {
-    invalid(`${source} must be an object, got ${describe(options)}`)
+    invalid(`${source} must be an object, got ${describeOptionValue(options)}`)
   }
   const record = options as Record<string, unknown>
   const limits: Partial<Limits> = {}

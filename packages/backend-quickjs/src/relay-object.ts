@@ -1,8 +1,8 @@
-import type { GuestHostFunctions } from '@cordon/core'
+import type { RelayFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { isHostStackOverflow } from './engine-failure.js'
 
-export interface HostCallHooks {
+export interface RelayCallHooks {
   /** A host function failed for a reason that is not the guest's (a bug on the host side). */
   fault(error: unknown): void
   /** Milliseconds spent in a host function, to keep tool time out of the guest's CPU time. */
@@ -15,13 +15,13 @@ export interface HostCallHooks {
  * global. The protocol carries primitives only; anything else is read as a harmless default.
  * The caller disposes the returned handle once the factory has been called.
  */
-export function newHostObject(context: QuickJSContext, functions: GuestHostFunctions, hooks: HostCallHooks): QuickJSHandle {
+export function newRelayObject(context: QuickJSContext, functions: RelayFunctions, hooks: RelayCallHooks): QuickJSHandle {
   const str = (handle: QuickJSHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
   const num = (handle: QuickJSHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
-  const impl: Record<keyof GuestHostFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
+  const impl: Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
     log: (level, message) => void functions.log(str(level), str(message)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
     callSync: (name, args) => context.newString(functions.callSync(str(name), str(args))),
@@ -30,7 +30,7 @@ export function newHostObject(context: QuickJSContext, functions: GuestHostFunct
   }
 
   const object = context.newObject()
-  for (const name of Object.keys(impl) as (keyof GuestHostFunctions)[]) {
+  for (const name of Object.keys(impl) as (keyof RelayFunctions)[]) {
     const forward = impl[name]
     const handle = context.newFunction(name, (...args) => {
       const started = performance.now()
@@ -38,9 +38,12 @@ export function newHostObject(context: QuickJSContext, functions: GuestHostFunct
         return forward(...args)
       } catch (error) {
         // The guest recursed to the edge of the host's stack: give it the error V8 would.
+        // quickjs-emscripten turns a thrown { name, message } into an error of the guest's realm.
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         if (isHostStackOverflow(error)) throw { name: 'RangeError', message: 'Maximum call stack size exceeded' }
         // Anything else is a host bug: end the run, and tell the guest nothing about the host.
         hooks.fault(error)
+        // eslint-disable-next-line @typescript-eslint/only-throw-error
         throw { name: 'Error', message: 'the sandbox host failed' }
       } finally {
         hooks.spent(performance.now() - started)

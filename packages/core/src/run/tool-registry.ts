@@ -1,6 +1,6 @@
 import { SandboxError } from '../errors.js'
 import type { ToolDefinition, ToolSet } from '../options.js'
-import type { ToolDescriptor } from '../spec/v1/backend.js'
+import type { ToolDescriptor } from '../backend/v1/sandbox-backend.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 
 export interface ToolRegistry {

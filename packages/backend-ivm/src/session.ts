@@ -1,9 +1,10 @@
-import { SandboxError, type BackendSession, type ExecuteOutcome } from '@cordon/core'
-import { runInVm, type RegisterStopper, type RunStopper } from './guest-run.js'
+import { SandboxError } from '@cordon/core'
+import type { BackendSession, ExecuteOutcome } from '@cordon/core/backend'
+import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
 import type { GuestVm } from './guest-vm.js'
 
 /** What a session needs from the backend that opened it. */
-export interface SessionHost {
+export interface SessionHooks {
   /** Registers a run's stopper with the backend too, whose dispose stops every run. */
   register: RegisterStopper
   /** Why the backend accepts no more runs (disposed, or broken by a catastrophic error), if so. */
@@ -18,9 +19,9 @@ export interface SessionHost {
  * A session: one isolate, one context and one guest runtime for many runs, one at a time.
  * Guest globals stay in the context; each run installs its own tools, limits and logs. A run
  * that ends by itself keeps the isolate; a run stopped from outside or by the engine disposed
- * it (see guest-run.ts), and the session is then no longer `alive`.
+ * it (see run.ts), and the session is then no longer `alive`.
  */
-export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession {
+export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSession {
   let disposed = false
   let running: RunStopper | undefined
 
@@ -28,12 +29,12 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
     vm.dispose()
     if (disposed) return
     disposed = true
-    host.forget(session)
+    hooks.forget(session)
   }
 
   const register: RegisterStopper = (stop) => {
     running = stop
-    const forget = host.register(stop)
+    const forget = hooks.register(stop)
     return () => {
       running = undefined
       forget()
@@ -48,7 +49,7 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
     async execute(request) {
       if (!session.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'this ivm session has ended' } }
       if (running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'an ivm session runs one program at a time' } }
-      const refused = host.refusal()
+      const refused = hooks.refusal()
       if (refused !== undefined) {
         end()
         return refused
@@ -57,7 +58,7 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
         return await runInVm(vm, request, register, { keep: true })
       } finally {
         if (vm.isolate.isDisposed) end()
-        host.runEnded()
+        hooks.runEnded()
       }
     },
 
@@ -68,14 +69,16 @@ export function createIvmSession(vm: GuestVm, host: SessionHost): BackendSession
         const stats = await vm.isolate.getHeapStatistics()
         return stats.used_heap_size + stats.externally_allocated_size
       } catch (error) {
-        if (vm.isolate.isDisposed) throw new SandboxError('DISPOSED', 'this ivm session ended while its memory was being measured', { cause: error })
+        if (vm.isolate.isDisposed)
+          throw new SandboxError('DISPOSED', 'this ivm session ended while its memory was being measured', { cause: error })
         throw new SandboxError('BACKEND_CRASHED', `isolated-vm could not measure the session's heap: ${String(error)}`, { cause: error })
       }
     },
 
-    async dispose() {
+    dispose() {
       running?.({ code: 'ABORTED', message: 'the session was disposed' })
       end()
+      return Promise.resolve()
     },
   }
   return session

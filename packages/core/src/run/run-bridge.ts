@@ -1,16 +1,16 @@
 import { SandboxError } from '../errors.js'
 import type { ResolvedLimits } from '../limits.js'
-import type { HostBridge } from '../spec/v1/backend.js'
+import type { ToolBridge } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { LogCollector } from './log-collector.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
 
 /**
- * The per-run HostBridge: every input comes from the guest (or a backend that may be
+ * The per-run ToolBridge: every input comes from the guest (or a backend that may be
  * compromised) and is checked here, on the host: counts, sizes, schemas.
  */
-export class RunBridge implements HostBridge {
+export class RunBridge implements ToolBridge {
   readonly logs: LogCollector
   toolCalls = 0
   private running = 0
@@ -77,8 +77,11 @@ export class RunBridge implements HostBridge {
       // A tool result only has to fit in the guest's memory, which the engine enforces.
       return encodeValue(value, this.limits.memoryMb * 1024 * 1024, `the result of tool ${name}`)
     } catch (error) {
-      if (isLimitMarker(error)) throw new Error(`the result of tool ${name} is too large for the sandbox`)
-      throw new Error(`tool ${name} returned ${(error as Error).message.replace(/^.*?\(at /, 'a value that cannot enter the sandbox (at ')}`)
+      if (isLimitMarker(error)) throw new Error(`the result of tool ${name} is too large for the sandbox`, { cause: error })
+      throw new Error(
+        `tool ${name} returned ${(error as Error).message.replace(/^.*?\(at /, 'a value that cannot enter the sandbox (at ')}`,
+        { cause: error },
+      )
     }
   }
 

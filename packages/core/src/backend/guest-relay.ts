@@ -1,7 +1,8 @@
-import type { ExecuteOutcome, ExecuteRequest } from '../spec/v1/backend.js'
-import type { GuestHostFunctions } from '../guest/protocol.js'
+import type { ExecuteOutcome, ExecuteRequest } from './v1/sandbox-backend.js'
+import type { RelayFunctions } from '../guest/protocol.js'
 import type { ErrorCode } from '../errors.js'
 import type { RunError } from '../result.js'
+import { RUN_ENDED_REPLY } from './run-stop.js'
 
 /** The two calls a backend makes into its engine's GuestRuntime. */
 export interface GuestEngine {
@@ -16,14 +17,14 @@ export interface GuestDone {
 }
 
 /**
- * The host half of the guest protocol for backends that run the guest in this
+ * The relay: the host half of the guest protocol for backends that run the guest in this
  * process (QuickJS, isolated-vm): it forwards logs and tool calls to the run's
- * HostBridge, runs guest timers on host timers, and reports when the guest is done.
+ * ToolBridge, runs guest timers on host timers, and reports when the guest is done.
  * A backend wires `functions` into its engine and calls `connect` with the engine's
  * `settle`/`fire`. After `close`, every late event is ignored.
  */
-export interface GuestHost {
-  readonly functions: GuestHostFunctions
+export interface GuestRelay {
+  readonly functions: RelayFunctions
   /** Resolves when the guest calls `done`. */
   readonly done: Promise<GuestDone>
   connect(engine: GuestEngine): void
@@ -32,7 +33,7 @@ export interface GuestHost {
 
 const GUEST_LIMIT_CODES: readonly ErrorCode[] = ['OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'TIMEOUT']
 
-export function createGuestHost(request: ExecuteRequest): GuestHost {
+export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   let engine: GuestEngine | undefined
   let closed = false
   let resolveDone!: (done: GuestDone) => void
@@ -41,7 +42,7 @@ export function createGuestHost(request: ExecuteRequest): GuestHost {
   })
   const timers = new Map<number, ReturnType<typeof setTimeout>>()
 
-  const functions: GuestHostFunctions = {
+  const functions: RelayFunctions = {
     log(level, message) {
       if (closed) return
       request.host.log(level as never, String(message))
@@ -58,7 +59,7 @@ export function createGuestHost(request: ExecuteRequest): GuestHost {
       )
     },
     callSync(name, argsWire) {
-      if (closed) return '{"ok":false,"message":"the run has ended"}'
+      if (closed) return RUN_ENDED_REPLY
       try {
         const value = request.host.callToolSync(String(name), String(argsWire))
         return `{"ok":true,"value":${value}}`

@@ -24,7 +24,11 @@ export function checkSessionRunOptions(options: unknown): { limits: Partial<Limi
  * The subset of the session's grant that a run asked for. A name is a granted tool or a
  * namespace prefix of granted tools; anything else would widen the grant and is refused.
  */
-export function narrowTools(grant: ToolSet | undefined, names: readonly string[] | undefined, cache: Map<string, ToolSet>): ToolSet | undefined {
+export function narrowTools(
+  grant: ToolSet | undefined,
+  names: readonly string[] | undefined,
+  cache: Map<string, ToolSet>,
+): ToolSet | undefined {
   if (names === undefined) return grant
   const key = [...new Set(names)].sort().join('\n')
   const cached = cache.get(key)
@@ -33,7 +37,8 @@ export function narrowTools(grant: ToolSet | undefined, names: readonly string[]
   const subset: ToolSet = {}
   for (const name of names) {
     const matches = granted.filter((tool) => tool === name || tool.startsWith(`${name}.`))
-    if (matches.length === 0) invalid(`session run options: tool "${name}" is not granted to this session (granted: ${granted.join(', ') || 'none'})`)
+    if (matches.length === 0)
+      invalid(`session run options: tool "${name}" is not granted to this session (granted: ${granted.join(', ') || 'none'})`)
     for (const tool of matches) subset[tool] = (grant as ToolSet)[tool]!
   }
   // Cached per name set, so the registry (validated once per ToolSet object) is reused.

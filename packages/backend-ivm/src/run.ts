@@ -1,6 +1,14 @@
-import { createGuestHost, outcomeFromDone, type BackendRunStats, type ExecuteOutcome, type ExecuteRequest, type RunError } from '@cordon/core'
+import type { RunError } from '@cordon/core'
+import {
+  createGuestRelay,
+  outcomeFromDone,
+  stopError,
+  watchStop,
+  type BackendRunStats,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+} from '@cordon/core/backend'
 import { compileError } from './compile-error.js'
-import { watchStop } from './deadline.js'
 import { engineFailure, memoryLimitError } from './engine-failure.js'
 import type { GuestVm } from './guest-vm.js'
 import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
@@ -44,7 +52,7 @@ export interface RunMode {
  */
 export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: RegisterStopper, mode: RunMode): Promise<ExecuteOutcome> {
   const memoryMb = vm.memoryMb
-  const guestHost = createGuestHost(request)
+  const relay = createGuestRelay(request)
   let settled = false
   let resolveOutcome!: (outcome: ExecuteOutcome) => void
   const outcome = new Promise<ExecuteOutcome>((resolve) => {
@@ -102,7 +110,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   }
 
   let allocationFailed = false
-  vm.port.attach(guestHost, {
+  vm.port.attach(relay, {
     // Both are called from inside the guest (a callback); disposing the isolate there is safe
     // and stops the guest before it can catch the RangeError and carry on.
     onAllocationFailure() {
@@ -119,7 +127,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       stop({ code: 'INTERNAL', message: `a host function of the run failed: ${messageOf(error)}` })
     },
   })
-  guestHost.connect({
+  relay.connect({
     settle: (id, ok, payload) => track(vm.settle.apply(undefined, [id, ok, payload])),
     fire: (id) => track(vm.fire.apply(undefined, [id])),
   })
@@ -135,11 +143,11 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   let afterStart: Promise<IvmHeapStatistics | undefined> | undefined
   let startReturned = false
 
-  void guestHost.done.then(async (done) => {
+  void relay.done.then(async (done) => {
     if (settled) return
     doneSeen = true
     // Nothing more reaches the guest: pending tool results and timers are dropped from here.
-    guestHost.close()
+    relay.close()
     if (mode.keep) await untilIdle()
     readCpu()
     // A result reported from inside the start call: the reading queued behind it is the
@@ -197,7 +205,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
         : await script.run(vm.context, { reference: true, release: true })
     } catch (error) {
       if (!sync || vm.isolate.isDisposed || !TIMED_OUT.test(messageOf(error))) throw error
-      stop({ code: 'TIMEOUT', message: `the run took longer than timeoutMs (${request.limits.timeoutMs} ms)` })
+      stop(stopError(request, true))
       return
     }
     if (settled) {
@@ -221,7 +229,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     cancelWatch()
     cancelSampling()
     forget()
-    guestHost.close()
+    relay.close()
     vm.port.detach()
     mode.onEnd?.(inFlight === 0 && !vm.isolate.isDisposed)
   }

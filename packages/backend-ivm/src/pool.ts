@@ -104,6 +104,10 @@ export class IsolatePool {
   private drain(): void {
     const pending = this.ready
     this.ready = []
-    for (const vm of pending) vm.then((v) => v.dispose(), () => undefined)
+    for (const vm of pending)
+      vm.then(
+        (v) => v.dispose(),
+        () => undefined,
+      )
   }
 }

@@ -4,7 +4,7 @@ import type { ResolvedLimits } from '../../limits.js'
 
 /**
  * A tool as the backend sees it: only its name. Validation, counting and the
- * host function itself stay in @cordon/core, behind `HostBridge.callTool`.
+ * host function itself stay in @cordon/core, behind `ToolBridge.callTool`.
  */
 export interface ToolDescriptor {
   /** Dotted name, e.g. `github.listIssues`. */
@@ -13,8 +13,8 @@ export interface ToolDescriptor {
   sync: boolean
 }
 
-/** The host side of a run, given to the backend by @cordon/core. Treat its inputs as hostile. */
-export interface HostBridge {
+/** What @cordon/core does for a run (logs, tool calls), given to the backend as `request.host`. Treat its inputs as hostile. */
+export interface ToolBridge {
   /** Record one console entry. Caps are applied here; the backend need not check. */
   log(level: LogLevel, message: string): void
   /**
@@ -44,14 +44,19 @@ export interface ExecuteRequest {
   setup: string
   tools: readonly ToolDescriptor[]
   limits: ResolvedLimits
-  /** Absolute deadline in `Date.now()` milliseconds. The backend must stop the guest by then. */
+  /**
+   * Absolute deadline in `Date.now()` milliseconds, for checks inside the engine (an interrupt
+   * handler, a child process's own timer). The backend needs no timer for it: `signal` aborts then.
+   */
   deadline: number
   /**
-   * Aborted when the run must end for any reason (deadline, user abort, a limit the
-   * host enforces). The backend must stop the guest promptly and resolve.
+   * Aborted when the run must end for any reason: the deadline (the caller aborts it then at the
+   * latest, with a TIMEOUT SandboxError), the user's abort, a limit the host enforces. The backend
+   * must stop the guest promptly and resolve; `watchStop` watches it, `stopError` words the
+   * outcome. Whoever calls `execute` without @cordon/core makes it with a `RunStop`.
    */
   signal: AbortSignal
-  host: HostBridge
+  host: ToolBridge
 }
 
 /** Facts a backend may report about a finished run. */

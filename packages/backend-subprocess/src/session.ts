@@ -2,7 +2,7 @@
  * A session: one child process, taken from the warm pool when the session opens and kept
  * until it ends, running one program after another in the same guest context.
  *
- * Each run is checked exactly like a one-off run (run-session.ts: tool names, fresh call
+ * Each run is checked exactly like a one-off run (run.ts: tool names, fresh call
  * ids, message counts, frame caps, deadline, abort, memory watchdog). A run that ends by
  * itself keeps the child; every other end kills it, and so does any frame the child sends
  * between runs (guest-child.ts). A killed or dead child makes `alive` false for good.
@@ -11,10 +11,10 @@
  * the host process alive. If the host goes away the child follows it (stdin closes, its
  * parent changes, or `pdeathsig`), and `dispose()` of the backend kills it with the pool.
  */
-import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import { stopError, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import type { GuestChild } from './guest-child.js'
-import { runOnChild } from './run-session.js'
-import { stoppedOutcome } from './stop-reason.js'
+import { runOnChild } from './run.js'
 
 /** How long an idle session child may take to report its heap before it counts as hung. */
 const USAGE_TIMEOUT_MS = 5_000
@@ -23,7 +23,7 @@ export class ChildSession implements BackendSession {
   private running: Promise<ExecuteOutcome> | undefined
   private disposed = false
   private lastHeapBytes = 0
-  /** Every tool name a run of this session was granted (see run-session.ts). */
+  /** Every tool name a run of this session was granted (see run.ts). */
   private readonly formerTools = new Set<string>()
 
   constructor(
@@ -47,7 +47,7 @@ export class ChildSession implements BackendSession {
     }
     if (request.signal.aborted || Date.now() >= request.deadline) {
       this.child.kill()
-      return stoppedOutcome(request, false)
+      return { ok: false, error: stopError(request) }
     }
     this.child.setRef(true)
     const run = runOnChild(this.child, request, this.memoryCheckMs, { formerTools: this.formerTools })

@@ -3,7 +3,10 @@ import type { JsonSchema } from '../options.js'
 
 export type Validate = (value: unknown) => string | undefined
 
-type AjvLike = { compile(schema: unknown): ((data: unknown) => boolean) & { errors?: unknown } ; errorsText(errors: unknown, options?: unknown): string }
+type AjvLike = {
+  compile(schema: unknown): ((data: unknown) => boolean) & { errors?: unknown }
+  errorsText(errors: unknown, options?: unknown): string
+}
 
 let draft07: Promise<AjvLike> | undefined
 let draft2020: Promise<AjvLike> | undefined
@@ -17,7 +20,9 @@ async function ajvFor(schema: Record<string, unknown>): Promise<AjvLike> {
     draft07 ??= import('ajv').then((m) => new (m.default as unknown as new (o: object) => AjvLike)({ strict: false, allErrors: false }))
     return draft07
   }
-  draft2020 ??= import('ajv/dist/2020.js').then((m) => new (m.default as unknown as new (o: object) => AjvLike)({ strict: false, allErrors: false }))
+  draft2020 ??= import('ajv/dist/2020.js').then(
+    (m) => new (m.default as unknown as new (o: object) => AjvLike)({ strict: false, allErrors: false }),
+  )
   return draft2020
 }
 

@@ -1,5 +1,5 @@
 /**
- * One run on one child: sends the program, turns the child's messages into HostBridge
+ * One run on one child: sends the program, turns the child's messages into ToolBridge
  * calls, and ends the run on `done`, on the deadline or abort (SIGKILL), on the memory
  * watchdog, on any protocol violation, or when the child dies. Every message from the
  * child is treated as hostile: only the exact shapes are accepted, tool names must be the
@@ -19,19 +19,24 @@ export interface SessionRun {
   /** Tool names granted to earlier runs of the session. */
   formerTools: ReadonlySet<string>
 }
-import { outcomeFromDone, toolErrorPayload, type ErrorCode, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import type { ErrorCode } from '@cordon/core'
+import { outcomeFromDone, stopError, toolErrorPayload, watchStop, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
 import { frameCapBytes } from './memory-budget.js'
 import { watchMemory } from './memory-watchdog.js'
 import type { ChildMessage, RunMessage } from './messages.js'
-import { stoppedOutcome } from './stop-reason.js'
 
 const MESSAGE_SLACK = 8
 /** After a stop, how long the child's pipe may take to close before the run ends anyway. */
 const DRAIN_MS = 250
 
-export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryCheckMs: number, session?: SessionRun): Promise<ExecuteOutcome> {
+export function runOnChild(
+  child: GuestChild,
+  request: ExecuteRequest,
+  memoryCheckMs: number,
+  session?: SessionRun,
+): Promise<ExecuteOutcome> {
   const { limits } = request
   const toolNames = new Set(request.tools.map((tool) => tool.name))
   const callIds = new Set<number>()
@@ -61,12 +66,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
       const drainTimer = setTimeout(() => finish(outcome), DRAIN_MS)
       cleanups.push(() => clearTimeout(drainTimer))
     }
-    const stop = () => stopAndDrain(stoppedOutcome(request, false))
-
-    const deadlineTimer = setTimeout(() => stopAndDrain(stoppedOutcome(request, true)), Math.max(0, request.deadline - Date.now()))
-    cleanups.push(() => clearTimeout(deadlineTimer))
-    request.signal.addEventListener('abort', stop, { once: true })
-    cleanups.push(() => request.signal.removeEventListener('abort', stop))
+    // The request's signal aborts at the deadline too: the one stop watcher of the run.
+    cleanups.push(watchStop(request, (error) => stopAndDrain({ ok: false, error })))
     cleanups.push(watchMemory(child, request.script.length, memoryCheckMs, (message) => fail('MEMORY_LIMIT', message)))
 
     const onMessage = (message: ChildMessage) => {
@@ -92,6 +93,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
           return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message: text, line, column } }, true)
         }
         case 'limit':
+          // The child's own deadline check (its vm timeout) reports in the run's one wording.
+          if (message.code === 'TIMEOUT') return finish(stopping ?? { ok: false, error: stopError(request, true) })
           return fail(message.code, message.message)
         case 'fail':
           return fail('BACKEND_CRASHED', `the child failed: ${message.message}`)
@@ -102,7 +105,8 @@ export function runOnChild(child: GuestChild, request: ExecuteRequest, memoryChe
     const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
 
     const call = (id: number, name: string, args: string) => {
-      if (!toolNames.has(name) && session?.formerTools.has(name) !== true) return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
+      if (!toolNames.has(name) && session?.formerTools.has(name) !== true)
+        return violation(`call of unknown tool ${JSON.stringify(name.slice(0, 80))}`)
       if (callIds.has(id)) return violation(`tool call id ${id} reused`)
       callIds.add(id)
       request.host.callTool(name, args).then(

@@ -1,8 +1,9 @@
-import { SandboxError, createHostSwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core'
+import { SandboxError } from '@cordon/core'
+import { createRelaySwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
 import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'
-import { GuestRun } from './guest-run.js'
+import { GuestRun } from './run.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 
 export interface SessionEngineOptions {
@@ -30,13 +31,13 @@ export interface ReadyEngine {
 
 /** Makes the guest runtime in `fresh`. Throws a SandboxError (MEMORY_LIMIT, BACKEND_CRASHED). */
 export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unknown) => void) | undefined): ReadyEngine {
-  const hostSwitch = createHostSwitch()
+  const relaySwitch = createRelaySwitch()
   const router: RunRouter = { current: undefined }
   fresh.runtime.setInterruptHandler(() => router.current?.shouldInterrupt() ?? false)
   let made: MadeRuntime
   let thrown: ThrownInfo | undefined
   try {
-    made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, hostSwitch.functions, {
+    made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, relaySwitch.functions, {
       fault: (error) => router.current?.onHostFault(error),
       spent: (ms) => router.current?.onHostTime(ms),
     })
@@ -53,7 +54,7 @@ export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unk
     releaseEngine(fresh, onDisposeError)
     throw failure
   }
-  return { engine: { fresh, guest: made.handles, hostSwitch }, router }
+  return { engine: { fresh, guest: made.handles, relaySwitch }, router }
 }
 
 /** Frees a ready engine nobody ran (a pool being emptied). */
@@ -95,8 +96,10 @@ export class SessionEngine implements BackendSession {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    if (!this.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the session has no engine any more' } }
-    if (this.running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'QuickJS backend: a session runs one program at a time' } }
+    if (!this.alive)
+      return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the session has no engine any more' } }
+    if (this.running !== undefined)
+      return { ok: false, error: { code: 'INTERNAL', message: 'QuickJS backend: a session runs one program at a time' } }
     const run = new GuestRun(this.engine, request, this.options.keepEngine)
     let settle!: () => void
     this.running = { run, settled: new Promise<void>((resolve) => (settle = resolve)) }
@@ -115,8 +118,8 @@ export class SessionEngine implements BackendSession {
   }
 
   /** The guest heap's size now: its high-water mark, since a WASM memory never shrinks. */
-  async memoryUsage(): Promise<number> {
-    return heapBytesOf(this.engine.fresh)
+  memoryUsage(): Promise<number> {
+    return Promise.resolve(heapBytesOf(this.engine.fresh))
   }
 
   /** Lets the engine go; a run in flight ends first (ABORTED), at the guest's next interrupt check. */

@@ -1,22 +1,23 @@
+import { SandboxError, type RunError } from '@cordon/core'
 import {
   GUEST_RUNTIME_SOURCE,
-  SandboxError,
-  type BackendCapabilities,
+  stopError,
+  watchStop,
   type BackendSession,
   type ExecuteOutcome,
   type ExecuteRequest,
   type SandboxBackend,
   type SessionRequest,
-} from '@cordon/core'
-import { ChildSession } from './child-session.js'
+} from '@cordon/core/backend'
+import { subprocessCapabilities } from './capabilities.js'
 import { ranOutOfMemory } from './exit-outcome.js'
 import { GuestChild } from './guest-child.js'
 import type { InitMessage } from './messages.js'
 import { resolveOptions, type SubprocessBackendOptions } from './options.js'
 import { WarmPool } from './pool.js'
 import { probeLaunch, type Diagnostics, type LaunchResult } from './probe.js'
-import { runOnChild } from './run-session.js'
-import { stoppedOutcome } from './stop-reason.js'
+import { runOnChild } from './run.js'
+import { ChildSession } from './session.js'
 
 export interface SubprocessBackend extends SandboxBackend {
   /** How children are launched here, or why they cannot be (probes on first call). */
@@ -38,18 +39,7 @@ const probes = new Map<string, Promise<LaunchResult>>()
 export function createBackend(options: SubprocessBackendOptions | undefined, internals: TestInternals): SubprocessBackend {
   const settings = resolveOptions(options)
   const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, exposeProcess: internals.exposeProcess }
-  const capabilities: BackendCapabilities = Object.freeze({
-    isolation: 'process',
-    memoryLimit: true,
-    syncHostCalls: false,
-    survivesGuestOom: true,
-    cpuTime: true,
-    heapStats: true,
-    // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
-    networkIsolation: settings.networkIsolation === 'required',
-    // One child process per session, kept from the first run to the last (child-session.ts).
-    sessions: true,
-  })
+  const capabilities = subprocessCapabilities(settings.networkIsolation)
   let pool: WarmPool | undefined
   let disposed = false
 
@@ -85,18 +75,18 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
 
   async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
     if (disposed) return unavailable('the backend was disposed')
-    if (request.signal.aborted || Date.now() >= request.deadline) return stoppedOutcome(request, false)
+    if (request.signal.aborted || Date.now() >= request.deadline) return { ok: false, error: stopError(request) }
     // The first run waits for the probe (a few process starts): a stop must not wait for it.
     const ready = await untilStopped(getPool(), request)
-    if (ready === 'deadline' || ready === 'aborted') return stoppedOutcome(request, ready === 'deadline')
+    if (ready instanceof Stopped) return { ok: false, error: ready.error }
     if (typeof ready === 'string') return unavailable(ready)
-    let child: GuestChild | 'deadline' | 'aborted'
+    let child: GuestChild | Stopped
     try {
       child = await untilStopped(ready.acquire(request.limits.memoryMb), request, (late) => late.kill())
     } catch (error) {
       return { ok: false, error: { code: 'BACKEND_CRASHED', message: `could not start a child process: ${(error as Error).message}` } }
     }
-    if (child === 'deadline' || child === 'aborted') return stoppedOutcome(request, child === 'deadline')
+    if (child instanceof Stopped) return { ok: false, error: child.error }
     try {
       return await runOnChild(child, request, settings.memoryCheckMs)
     } finally {
@@ -147,39 +137,35 @@ function unavailable(message: string): ExecuteOutcome {
 }
 
 /**
- * Waits for `pending` unless the run is stopped first (deadline or abort). A value that
- * arrives after the stop is handed to `discard` (e.g. a child that must not be left running).
+ * Waits for `pending` unless the run is stopped first (its signal aborts, at the deadline too).
+ * A value that arrives after the stop is handed to `discard` (e.g. a child that must not be left
+ * running).
  */
-function untilStopped<T>(pending: Promise<T>, request: ExecuteRequest, discard?: (late: T) => void): Promise<T | 'deadline' | 'aborted'> {
+function untilStopped<T>(pending: Promise<T>, request: ExecuteRequest, discard?: (late: T) => void): Promise<T | Stopped> {
   return new Promise((resolve, reject) => {
     let done = false
-    const settle = () => {
+    const stopWatching = watchStop(request, (error) => {
       done = true
-      clearTimeout(timer)
-      request.signal.removeEventListener('abort', onAbort)
-    }
-    const onAbort = () => {
-      if (done) return
-      settle()
-      resolve('aborted')
-    }
-    const timer = setTimeout(() => {
-      if (done) return
-      settle()
-      resolve('deadline')
-    }, Math.max(0, request.deadline - Date.now()))
-    request.signal.addEventListener('abort', onAbort, { once: true })
+      resolve(new Stopped(error))
+    })
     pending.then(
       (value) => {
         if (done) return discard?.(value)
-        settle()
+        done = true
+        stopWatching()
         resolve(value)
       },
       (error: unknown) => {
         if (done) return
-        settle()
-        reject(error)
+        done = true
+        stopWatching()
+        reject(error instanceof Error ? error : new Error(String(error)))
       },
     )
   })
+}
+
+/** What `untilStopped` gives when the run was stopped first. */
+class Stopped {
+  constructor(readonly error: RunError) {}
 }

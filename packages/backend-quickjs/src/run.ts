@@ -1,20 +1,28 @@
+import type { RunError } from '@cordon/core'
 import {
-  createGuestHost,
+  RUN_ENDED_REPLY,
+  createGuestRelay,
+  watchStop,
   type ExecuteOutcome,
   type ExecuteRequest,
   type GuestDone,
-  type GuestHost,
-  type GuestHostFunctions,
-  type RunError,
-} from '@cordon/core'
+  type GuestRelay,
+  type RelayFunctions,
+} from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { EngineGate } from './engine-gate.js'
-import { describeError, isHostStackOverflow, isInterrupted, isOutOfMemory, readThrown, syntaxError, type ThrownInfo } from './engine-failure.js'
+import {
+  describeError,
+  isHostStackOverflow,
+  isInterrupted,
+  isOutOfMemory,
+  readThrown,
+  syntaxError,
+  type ThrownInfo,
+} from './engine-failure.js'
 import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
-
-const ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
 
 /** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
 const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
@@ -25,7 +33,7 @@ const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 
  * behaviour. Frees nothing of the engine: its owner (SessionEngine) decides whether it is kept.
  */
 export class GuestRun implements RunHooks {
-  private readonly host: GuestHost
+  private readonly relay: GuestRelay
   private readonly gate: EngineGate
   private reason: EndReason | undefined
   /** The error to report for `crash` and `error`. */
@@ -42,7 +50,7 @@ export class GuestRun implements RunHooks {
     private readonly request: ExecuteRequest,
     private readonly keepEngine: boolean,
   ) {
-    this.host = createGuestHost(request)
+    this.relay = createGuestRelay(request)
     this.gate = new EngineGate(engine.fresh.runtime, {
       isOpen: () => this.reason === undefined,
       onHostException: (error) => this.onHostException(error),
@@ -55,22 +63,26 @@ export class GuestRun implements RunHooks {
     const ended = new Promise<void>((resolve) => {
       this.wake = resolve
     })
-    const onAbort = (): void => this.end('aborted')
-    request.signal.addEventListener('abort', onAbort, { once: true })
-    // The interrupt handler stops running guest code; this timer ends waits on tools and timers.
-    const timer = setTimeout(() => this.end('deadline'), Math.max(0, request.deadline - Date.now()))
+    // The interrupt handler stops running guest code; the signal (aborted at the deadline too)
+    // ends waits on tools and timers.
+    const stopWatching = watchStop(request, () => this.end('aborted'))
     try {
       if (request.signal.aborted) this.end('aborted')
       else this.boot()
       if (this.reason === undefined) await ended
     } finally {
-      clearTimeout(timer)
-      request.signal.removeEventListener('abort', onAbort)
-      this.host.close()
-      this.engine.hostSwitch.attach(undefined)
+      stopWatching()
+      this.relay.close()
+      this.engine.relaySwitch.attach(undefined)
     }
     const { guard } = this.engine.fresh
-    const reusable = this.keepEngine && this.reason !== undefined && ENDED_BY_ITSELF.has(this.reason) && !this.interrupted && !this.gate.broken && !guard.exceeded
+    const reusable =
+      this.keepEngine &&
+      this.reason !== undefined &&
+      ENDED_BY_ITSELF.has(this.reason) &&
+      !this.interrupted &&
+      !this.gate.broken &&
+      !guard.exceeded
     return { outcome: this.outcome(), reusable, broken: this.gate.broken }
   }
 
@@ -103,20 +115,22 @@ export class GuestRun implements RunHooks {
 
   /** Steps 3–5 of the guest protocol (the runtime itself was made with the engine): install, compile, start. */
   private boot(): void {
-    const { fresh, guest, hostSwitch } = this.engine
+    const { fresh, guest, relaySwitch } = this.engine
     const { context } = fresh
     // Promise jobs the session's last run left queued run first. The guest runtime had finished
     // that run, so they reach no host; they count against this run's deadline and memory.
     if (fresh.runtime.hasPendingJob()) this.gate.run(() => {})
     this.gate.run(() => {
       // Only `functions` is read by the switch: the run's own checks in front of this run's host.
-      hostSwitch.attach({ ...this.host, functions: this.hostFunctions() })
+      relaySwitch.attach({ ...this.relay, functions: this.relayFunctions() })
       if (!this.call(guest.install, context.newString(this.request.setup))) return
       const main = this.compile()
       if (main === undefined) return
-      this.host.connect({
+      this.relay.connect({
         settle: (id, ok, payload) =>
-          this.gate.enqueue(() => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))),
+          this.gate.enqueue(
+            () => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload)),
+          ),
         fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
       })
       this.call(guest.start, main)
@@ -144,12 +158,12 @@ export class GuestRun implements RunHooks {
   }
 
   /** The host functions as the guest runtime sees them, with the run's own checks first. */
-  private hostFunctions(): GuestHostFunctions {
-    const forward = this.host.functions
+  private relayFunctions(): RelayFunctions {
+    const forward = this.relay.functions
     return {
       log: (level, message) => void (this.open() && forward.log(level, message)),
       call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
-      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : ENDED_REPLY),
+      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
       timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),
       done: (status, payload, logsDropped) => {
         if (!this.open()) return

@@ -4,10 +4,10 @@ import type { ResolvedLimits } from '../limits.js'
 import { normalizeCode, toUserPosition, type NormalizedProgram } from '../normalize/index.js'
 import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
-import type { ExecuteOutcome, SandboxBackend } from '../spec/v1/backend.js'
+import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
-import { BACKEND_STOP_GRACE_MS, RunController } from './run-controller.js'
+import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
@@ -31,7 +31,9 @@ export interface RunPlan {
 }
 
 /** Host-misuse checks that must throw before anything runs. */
-export async function prepareRun(plan: RunPlan): Promise<{ globalsWire: string; validators: Awaited<ReturnType<typeof compileValidators>> }> {
+export async function prepareRun(
+  plan: RunPlan,
+): Promise<{ globalsWire: string; validators: Awaited<ReturnType<typeof compileValidators>> }> {
   const globals = plan.options.globals
   let globalsWire = 'null'
   if (globals !== undefined) {
@@ -40,7 +42,9 @@ export async function prepareRun(plan: RunPlan): Promise<{ globalsWire: string; 
       // Globals only have to fit in the guest's heap, which the engine enforces.
       globalsWire = encodeValue(globals, plan.limits.memoryMb * 1024 * 1024, 'globals')
     } catch (error) {
-      const message = isLimitMarker(error) ? `globals are larger than the guest heap (memoryMb ${plan.limits.memoryMb})` : (error as Error).message
+      const message = isLimitMarker(error)
+        ? `globals are larger than the guest heap (memoryMb ${plan.limits.memoryMb})`
+        : (error as Error).message
       throw new SandboxError('INVALID_OPTIONS', `globals: ${message}`)
     }
   }
@@ -49,7 +53,7 @@ export async function prepareRun(plan: RunPlan): Promise<{ globalsWire: string; 
 
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
   const { backend, limits } = plan
-  const controller = new RunController(limits, plan.options.signal, plan.startedAt)
+  const controller = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
   const bridge = new RunBridge(plan.registry, prepared.validators, limits, controller.signal, (e) => controller.stop(e))
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
@@ -61,7 +65,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   }
 
   if (utf8Length(plan.code) > limits.maxCodeBytes) {
-    return finish({ ok: false, error: { code: 'CODE_LIMIT', message: `the code is larger than maxCodeBytes (${limits.maxCodeBytes} bytes)` } })
+    return finish({
+      ok: false,
+      error: { code: 'CODE_LIMIT', message: `the code is larger than maxCodeBytes (${limits.maxCodeBytes} bytes)` },
+    })
   }
   if (plan.options.signal?.aborted) controller.stop(new SandboxError('ABORTED', 'the run was aborted before it started'))
   if (controller.reason) return finish({ ok: false, error: { code: controller.reason.code, message: controller.reason.message } })
@@ -87,22 +94,22 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   try {
     outcome = await Promise.race([
       execute({
-          script: program.script,
-          filename: GUEST_FILENAME,
-          setup,
-          tools: plan.registry.descriptors,
-          limits,
-          deadline: controller.deadline,
-          signal: controller.signal,
-          host: bridge,
-        })
-        .catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
-      watchdog.promise.then(
-        (): ExecuteOutcome => ({
-          ok: false,
-          error: { code: 'BACKEND_CRASHED', message: `backend ${backend.name} did not stop the guest within ${BACKEND_STOP_GRACE_MS} ms of being told to` },
-        }),
-      ),
+        script: program.script,
+        filename: GUEST_FILENAME,
+        setup,
+        tools: plan.registry.descriptors,
+        limits,
+        deadline: controller.deadline,
+        signal: controller.signal,
+        host: bridge,
+      }).catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
+      watchdog.promise.then((): ExecuteOutcome => ({
+        ok: false,
+        error: {
+          code: 'BACKEND_CRASHED',
+          message: `backend ${backend.name} did not stop the guest within ${BACKEND_STOP_GRACE_MS} ms of being told to`,
+        },
+      })),
     ])
   } finally {
     watchdog.cancel()
@@ -148,7 +155,14 @@ function toResult(
   if (outcome.ok && reason === undefined) {
     if (typeof outcome.value !== 'string') return fail({ code: 'BACKEND_CRASHED', message: 'the backend returned a malformed value' })
     if (utf8Length(outcome.value) > plan.limits.maxOutputBytes) {
-      return fail(limitError('OUTPUT_LIMIT', `the result is larger than maxOutputBytes (${plan.limits.maxOutputBytes} bytes)`, 'maxOutputBytes', plan.limits.maxOutputBytes))
+      return fail(
+        limitError(
+          'OUTPUT_LIMIT',
+          `the result is larger than maxOutputBytes (${plan.limits.maxOutputBytes} bytes)`,
+          'maxOutputBytes',
+          plan.limits.maxOutputBytes,
+        ),
+      )
     }
     try {
       return { ok: true, value: decodeValue(outcome.value), logs, stats }

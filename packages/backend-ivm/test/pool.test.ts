@@ -1,6 +1,6 @@
 import { describe, expect, test } from 'vitest'
 import type { GuestVm } from '../src/guest-vm.js'
-import { IsolatePool } from '../src/isolate-pool.js'
+import { IsolatePool } from '../src/pool.js'
 import { ivmSandbox, median, valueOf } from './helpers.js'
 
 /** A stand-in for a prepared isolate that records what happens to it. */
@@ -98,7 +98,9 @@ describe('the pool with real isolates', () => {
   test('state never leaks between runs served from the pool', async () => {
     const sandbox = ivmSandbox({ poolSize: 2 })
     for (let i = 0; i < 5; i++) {
-      const result = await sandbox.run('const seen = globalThis.marker\nglobalThis.marker = 1\nObject.prototype.polluted = 1\nreturn [seen, ({}).polluted === 1]')
+      const result = await sandbox.run(
+        'const seen = globalThis.marker\nglobalThis.marker = 1\nObject.prototype.polluted = 1\nreturn [seen, ({}).polluted === 1]',
+      )
       expect(valueOf(result)).toEqual([undefined, true])
     }
     await sandbox.dispose()

@@ -1,0 +1,18 @@
+import type { BackendCapabilities } from '@cordon/core/backend'
+import type { NetworkIsolationMode } from './options.js'
+
+/** What this backend guarantees with these settings; every entry is explained in the README. */
+export function subprocessCapabilities(networkIsolation: NetworkIsolationMode): BackendCapabilities {
+  return Object.freeze({
+    isolation: 'process',
+    memoryLimit: true,
+    syncHostCalls: false,
+    survivesGuestOom: true,
+    cpuTime: true,
+    heapStats: true,
+    // Only a guarantee when asked for: with 'required' a child that can reach the network never runs.
+    networkIsolation: networkIsolation === 'required',
+    // One child process per session, kept from the first run to the last (session.ts).
+    sessions: true,
+  })
+}
