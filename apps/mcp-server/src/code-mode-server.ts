@@ -1,11 +1,10 @@
-import type { ResolvedLimits, Sandbox, ToolSet } from '@cordon/core'
+import type { ResolvedLimits, Sandbox } from '@cordon/core'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { limitsForCall, type PerCallLimit } from './call-limits.js'
 import { formatRunResult } from './format-run-result.js'
-import type { Declarations } from './declarations.js'
-import type { GuestNamespace } from './guest-catalog.js'
+import type { CatalogView } from './catalog.js'
 import { searchTools } from './search-tools.js'
 import type { RunGate } from './run-gate.js'
 
@@ -17,11 +16,8 @@ export const DECLARATIONS_URI = 'cordon://declarations.d.ts'
 export interface CodeModeServerOptions {
   version: string
   sandbox: Sandbox
-  /** The upstream tools as a cordon tool set (one object for every run). */
-  tools: ToolSet
-  declarations: Declarations
-  /** The namespaces the sandbox has, for search_tools. */
-  namespaces: readonly GuestNamespace[]
+  /** The upstream tools as they are now: their tool set, declarations and namespaces (read at each request). */
+  catalog: () => Pick<CatalogView, 'tools' | 'declarations' | 'namespaces'>
   /** The description lists tool names only: tell the model to discover before it calls. */
   discovery: boolean
   /** run_javascript's description as it is now (it changes when an upstream goes down or comes back). */
@@ -37,7 +33,7 @@ export interface CodeModeServerOptions {
 
 /** The MCP server: `run_javascript`, `get_declarations`, `search_tools`, and the declarations as a resource. */
 export function createCodeModeServer(options: CodeModeServerOptions): McpServer {
-  const { sandbox, tools, ceilings } = options
+  const { sandbox, ceilings } = options
   const server = new McpServer(
     { name: 'cordon-mcp', version: options.version },
     {
@@ -78,7 +74,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
         }
       }
       try {
-        const result = await sandbox.run(code, { tools, ...limits, signal: extra.signal })
+        const result = await sandbox.run(code, { tools: options.catalog().tools, ...limits, signal: extra.signal })
         return formatRunResult(result, code, ceilings, notes)
       } catch (error) {
         // run() throws only for host-side problems (bad options, a disposed sandbox).
@@ -97,6 +93,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       if (now === description) return
       description = now
       runTool.update({ description })
+      declarationsTool.update({ description: declarationsDescription() })
     })
     const onclose = server.server.onclose
     server.server.onclose = () => {
@@ -105,16 +102,16 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
     }
   }
 
-  const names = [...options.declarations.byNamespace.keys()]
-  const namespaceList = names.join(', ') || '(none)'
-  server.registerTool(
+  const namespaceList = () => [...options.catalog().declarations.byNamespace.keys()].join(', ') || '(none)'
+  const declarationsDescription = () =>
+    `The TypeScript declarations of the tools ${RUN_TOOL} programs can call, generated from their JSON Schemas: ` +
+    `argument types, and result types where a tool declares an output schema. Ask for the tools you will use ` +
+    `(\`tools: ["namespace.tool"]\`), one namespace, or everything. Namespaces: ${namespaceList()}.`
+  const declarationsTool = server.registerTool(
     DECLARATIONS_TOOL,
     {
       title: 'TypeScript declarations of the sandbox tools',
-      description:
-        `The TypeScript declarations of the tools ${RUN_TOOL} programs can call, generated from their JSON Schemas: ` +
-        `argument types, and result types where a tool declares an output schema. Ask for the tools you will use ` +
-        `(\`tools: ["namespace.tool"]\`), one namespace, or everything. Namespaces: ${namespaceList}.`,
+      description: declarationsDescription(),
       inputSchema: {
         tools: z
           .array(z.string())
@@ -126,17 +123,18 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ tools, namespace }): CallToolResult => {
+      const { declarations } = options.catalog()
       if (tools !== undefined && tools.length > 0) {
-        const { text, missing } = options.declarations.forTools(tools)
+        const { text, missing } = declarations.forTools(tools)
         const blocks = text === '' ? [] : [{ type: 'text' as const, text }]
         if (missing.length === 0) return { content: blocks }
-        const note = `No tool ${missing.map((label) => `"${label}"`).join(', ')}: use "namespace.tool" as ${SEARCH_TOOL} lists them. Namespaces: ${namespaceList}.`
+        const note = `No tool ${missing.map((label) => `"${label}"`).join(', ')}: use "namespace.tool" as ${SEARCH_TOOL} lists them. Namespaces: ${namespaceList()}.`
         return { isError: blocks.length === 0, content: [...blocks, { type: 'text', text: note }] }
       }
-      if (namespace === undefined) return { content: [{ type: 'text', text: options.declarations.all || '// No tools are configured.' }] }
-      const text = options.declarations.byNamespace.get(namespace)
+      if (namespace === undefined) return { content: [{ type: 'text', text: declarations.all || '// No tools are configured.' }] }
+      const text = declarations.byNamespace.get(namespace)
       if (text === undefined) {
-        return { isError: true, content: [{ type: 'text', text: `No namespace "${namespace}". Namespaces: ${namespaceList}.` }] }
+        return { isError: true, content: [{ type: 'text', text: `No namespace "${namespace}". Namespaces: ${namespaceList()}.` }] }
       }
       return { content: [{ type: 'text', text }] }
     },
@@ -157,13 +155,13 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       annotations: { readOnlyHint: true, idempotentHint: true, openWorldHint: false },
     },
     ({ query, limit = 10 }): CallToolResult => {
-      const hits = searchTools(options.namespaces, query, limit)
+      const hits = searchTools(options.catalog().namespaces, query, limit)
       if (hits.length === 0) {
         return {
           content: [
             {
               type: 'text',
-              text: `No tool matches "${query}". Try other words, or ${DECLARATIONS_TOOL} for a whole namespace. Namespaces: ${namespaceList}.`,
+              text: `No tool matches "${query}". Try other words, or ${DECLARATIONS_TOOL} for a whole namespace. Namespaces: ${namespaceList()}.`,
             },
           ],
         }
@@ -182,7 +180,7 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       description: `TypeScript declarations of the tools available inside ${RUN_TOOL}.`,
       mimeType: 'text/typescript',
     },
-    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/typescript', text: options.declarations.all }] }),
+    (uri) => ({ contents: [{ uri: uri.href, mimeType: 'text/typescript', text: options.catalog().declarations.all }] }),
   )
   return server
 }

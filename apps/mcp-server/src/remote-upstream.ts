@@ -176,7 +176,7 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
   try {
     first = await connect()
   } catch (error) {
-    throw new UpstreamStartError(name, `cannot reach ${target}: ${connectionFailure(error)}`)
+    throw new UpstreamStartError(name, `cannot reach ${target}: ${connectionFailure(error)}`, true)
   }
   const tools = first.tools
   const info: Implementation | undefined = first.client.getServerVersion()

@@ -6,13 +6,11 @@ import { createSandbox, isSandboxError, type Sandbox } from '@cordon/core'
 import { selectBackend } from '@cordon/select'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
-import { checkTools } from './check-tools.js'
+import { createCatalog } from './catalog.js'
 import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type Invocation } from './cli-args.js'
 import { createCodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
-import { declarationsFor } from './declarations.js'
-import { guestNamespace } from './guest-catalog.js'
-import { hostTools } from './host-tools.js'
 import { serveHttp } from './http-server.js'
+import { retryLateUpstream } from './late-upstreams.js'
 import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from './load-config.js'
 import { log } from './log.js'
 import { onShutdown } from './shutdown.js'
@@ -73,29 +71,25 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
   if (upstreamsOutcome.status === 'rejected')
     return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
   const sandbox = sandboxOutcome.value
-  const { upstreams, unavailable } = upstreamsOutcome.value
+  const { upstreams, unavailable, retryable } = upstreamsOutcome.value
 
-  const { accepted: namespaces, refused } = await checkTools(sandbox, upstreams.map(guestNamespace))
-  for (const { label, reason } of refused) log(`cordon refused ${label}, it is left out: ${reason}`)
-  const declarations = await declarationsFor(namespaces)
+  const catalog = await createCatalog(sandbox, upstreams, unavailable, ceilings.timeoutMs)
+  const upstreamOptions = { configDirectory: loaded.directory, version }
+  for (const { name, entry } of retryable) {
+    // One that connects joins `upstreams` through the catalog, and is closed at shutdown with the others.
+    const stop = retryLateUpstream(name, entry, upstreamOptions, catalog)
+    shutdown.add(() => Promise.resolve(stop()))
+  }
   const serverOptions: CodeModeServerOptions = {
     version,
     sandbox,
-    tools: hostTools(namespaces, ceilings.timeoutMs),
-    declarations,
-    namespaces,
-    discovery: usesDiscovery({ namespaces, discoveryThreshold }),
+    catalog: () => catalog.view(),
+    discovery: usesDiscovery({ namespaces: catalog.view().namespaces, discoveryThreshold }),
     description: () => {
-      const down = upstreams.flatMap((upstream) => {
-        const status = upstream.status()
-        return status.available ? [] : [{ name: upstream.name, reason: status.reason }]
-      })
+      const { namespaces, declarations, refused, unavailable, down } = catalog.view()
       return runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, down, discoveryThreshold })
     },
-    watchDescription: (listener) => {
-      const stops = upstreams.map((upstream) => upstream.onStatusChange(listener))
-      return () => stops.forEach((stop) => stop())
-    },
+    watchDescription: (listener) => catalog.onChange(listener),
     ceilings,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
   }
@@ -123,6 +117,7 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
     listening = `${http.stateless ? 'stateless ' : ''}Streamable HTTP at ${running.url}${http.token === undefined ? ', no token (loopback only)' : ', bearer token required'}`
   }
 
+  const { namespaces } = catalog.view()
   const toolCount = namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)
   log(
     `ready (version ${version}, backend ${sandbox.backend.name}, ${toolCount} tools from ${namespaces.length} upstream servers` +

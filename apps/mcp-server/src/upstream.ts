@@ -49,6 +49,8 @@ export class UpstreamStartError extends Error {
   constructor(
     readonly upstream: string,
     readonly reason: string,
+    /** A remote server that could not be reached: trying again later may work (a bad url or an unset ${VAR} would not). */
+    readonly retryable = false,
   ) {
     super(`upstream server "${upstream}" failed to start: ${reason}`)
   }

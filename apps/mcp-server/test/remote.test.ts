@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, eventually, newToken, runJavaScript, runServer, writeConfig, type Connection } from './helpers.js'
+import { callTool, connect, eventually, newToken, runJavaScript, runServer, writeConfig, type Connection } from './helpers.js'
 
 // Remote upstreams: the demo tools served over HTTP on 127.0.0.1 by test/fixtures/remote-upstream.mjs,
 // which requires a bearer token; cordon-mcp gets it through `headers` with ${REMOTE_TOKEN}.
@@ -41,9 +41,14 @@ async function startRemote(port = 0): Promise<Remote> {
 describe('remote upstreams', () => {
   let remote: Remote
   let server: Connection
+  /** A port where nothing listens when cordon-mcp starts: the "late" upstream comes up there afterwards. */
+  let latePort: number
 
   beforeAll(async () => {
     remote = await startRemote()
+    const late = await startRemote()
+    latePort = late.port
+    await late.stop()
     const base = `http://127.0.0.1:${remote.port}`
     const auth = { Authorization: 'Bearer ${REMOTE_TOKEN}' }
     const config = {
@@ -52,6 +57,7 @@ describe('remote upstreams', () => {
         demo: { url: `${base}/mcp`, headers: auth, callTimeoutMs: 1_000, startupTimeoutMs: 10_000 },
         legacy: { url: `${base}/sse`, headers: auth, startupTimeoutMs: 10_000 },
         denied: { type: 'http', url: `${base}/mcp`, headers: { Authorization: 'Bearer not-the-token' } },
+        late: { url: `http://127.0.0.1:${latePort}/mcp`, headers: auth },
       },
     }
     server = await connect(writeConfig(config), 'stdio', { env: { REMOTE_TOKEN: TOKEN } })
@@ -120,6 +126,24 @@ describe('remote upstreams', () => {
     expect(back.isError, back.texts.join('\n') + server.stderr()).toBeFalsy()
     expect(JSON.parse(back.texts[0]!)).toEqual([42, 2])
     expect(await description()).not.toContain('unavailable right now')
+  })
+
+  it('one that is unreachable at startup is listed as such, and joins with its tools once it is up', async () => {
+    expect(await description()).toMatch(/- late: its server failed to start \(cannot reach .*; cordon-mcp keeps trying to connect\)/)
+    const before = await callTool(server.client, 'get_declarations', { namespace: 'late' })
+    expect(before.isError).toBe(true)
+
+    await startRemote(latePort)
+    await eventually(
+      () => server.stderr().includes('upstream server "late" is reachable now: its 7 tools are available'),
+      'the late upstream to connect',
+      20_000,
+    )
+    expect(await description()).not.toContain('- late:')
+    const declared = await callTool(server.client, 'get_declarations', { namespace: 'late' })
+    expect(declared.texts[0]).toContain('declare namespace late {')
+    const result = await runJavaScript(server.client, '(await late.add({ a: 5, b: 6 })).sum')
+    expect(result.texts[0]).toBe('11')
   })
 })
 
