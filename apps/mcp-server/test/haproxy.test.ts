@@ -3,9 +3,9 @@ import { connect as tcpConnect, createServer } from 'node:net'
 import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { beforeAll, describe, expect, it } from 'vitest'
 import { ensureHaproxy } from './haproxy.js'
-import { DEMO_UPSTREAM, newToken, runJavaScript, startHttpServer, writeConfig, type HttpServer } from './helpers.js'
+import { DEMO_UPSTREAM, newToken, runJavaScript, startHttpServer, track, writeConfig, type HttpServer } from './helpers.js'
 
 // Two stateless cordon-mcp replicas behind a real HAProxy on 127.0.0.1, configured by
 // examples/haproxy.cfg (round robin, no affinity): one client's requests go to both replicas
@@ -55,14 +55,10 @@ describe('two stateless replicas behind HAProxy', () => {
       CORDON_REPLICA_2: new URL(replicas[1]!.url).host,
     }
     // -db: stay in the foreground, logs on stderr; -f: our config file as it is in the repo.
-    const child = spawn(haproxy, ['-db', '-f', HAPROXY_CFG], { env, stdio: ['ignore', 'pipe', 'pipe'] })
+    // Stopped after the file with the replicas (helpers' track).
+    const child = track(spawn(haproxy, ['-db', '-f', HAPROXY_CFG], { env, stdio: ['ignore', 'pipe', 'pipe'] }))
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => (haproxyLog += chunk))
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => (haproxyLog += chunk))
-    const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
-    afterAll(async () => {
-      if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-      await exited
-    })
     await listening(port, () => `haproxy did not start; its output:\n${haproxyLog}`)
     front = `http://127.0.0.1:${port}/mcp`
   }, 600_000)

@@ -1,4 +1,4 @@
-import { execFileSync, spawn } from 'node:child_process'
+import { execFileSync, spawn, type ChildProcess } from 'node:child_process'
 import { randomBytes } from 'node:crypto'
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs'
 import { tmpdir } from 'node:os'
@@ -13,13 +13,46 @@ import { afterAll } from 'vitest'
 export const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url))
 export const UPSTREAM = fileURLToPath(new URL('./fixtures/upstream-server.mjs', import.meta.url))
 
+/**
+ * Processes a test file started itself (HTTP servers, fixtures, HAProxy): stopped after the
+ * file (a hook registered here, at import, where vitest collects it; one registered inside
+ * beforeAll or a test would not run), and killed if the worker exits before that.
+ */
+const children = new Set<ChildProcess>()
+/** Temporary directories of the file (writeConfig), removed after it the same way. */
+const directories = new Set<string>()
+
+export function track<T extends ChildProcess>(child: T): T {
+  children.add(child)
+  child.once('exit', () => children.delete(child))
+  return child
+}
+
+/** SIGTERM, then SIGKILL if it is still there after 10 s; resolves once it has exited. */
+export async function stopProcess(child: ChildProcess): Promise<void> {
+  if (child.exitCode !== null || child.signalCode !== null) return
+  const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()))
+  child.kill('SIGTERM')
+  const timer = setTimeout(() => child.kill('SIGKILL'), 10_000)
+  await exited
+  clearTimeout(timer)
+}
+
+afterAll(async () => {
+  await Promise.all([...children].map(stopProcess))
+  for (const dir of directories) rmSync(dir, { recursive: true, force: true })
+})
+process.once('exit', () => {
+  for (const child of children) child.kill('SIGKILL')
+})
+
 /** An upstream entry that starts the fixture server with the node running the tests. */
 export const DEMO_UPSTREAM = { command: process.execPath, args: [UPSTREAM] }
 
 /** A config file in a temporary directory removed after the test file; returns its path. */
 export function writeConfig(config: unknown, fileName = 'config.json'): string {
   const dir = mkdtempSync(path.join(tmpdir(), 'cordon-mcp-'))
-  afterAll(() => rmSync(dir, { recursive: true, force: true }))
+  directories.add(dir)
   const file = path.join(dir, fileName)
   writeFileSync(file, typeof config === 'string' ? config : JSON.stringify(config, null, 2))
   return file
@@ -107,18 +140,16 @@ export async function startHttpServer(
   const token = options.token === null ? undefined : (options.token ?? newToken())
   const env = { ...process.env, ...options.env, ...(token === undefined ? {} : { CORDON_MCP_TOKEN: token }) }
   if (token === undefined) delete env.CORDON_MCP_TOKEN
-  const child = spawn(process.execPath, [SERVER, '--http', options.listen ?? '127.0.0.1:0', ...args], {
-    env,
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child = track(
+    spawn(process.execPath, [SERVER, '--http', options.listen ?? '127.0.0.1:0', ...args], {
+      env,
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  )
   let stderr = ''
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk))
   const exited = new Promise<number | null>((resolve) => child.on('exit', (code) => resolve(code)))
-  const stop = async () => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM')
-    await exited
-  }
-  afterAll(stop)
+  const stop = () => stopProcess(child)
   const url = await Promise.race([
     (async () => {
       for (let i = 0; i < 600; i++) {

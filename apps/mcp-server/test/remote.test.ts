@@ -1,7 +1,7 @@
 import { spawn } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callTool, connect, eventually, newToken, runJavaScript, runServer, writeConfig, type Connection } from './helpers.js'
+import { callTool, connect, eventually, newToken, track, runJavaScript, runServer, writeConfig, type Connection } from './helpers.js'
 
 // Remote upstreams: the demo tools served over HTTP on 127.0.0.1 by test/fixtures/remote-upstream.mjs,
 // which requires a bearer token; cordon-mcp gets it through `headers` with ${REMOTE_TOKEN}.
@@ -16,16 +16,18 @@ interface Remote {
 
 /** Starts the remote fixture (port 0: any free one) and waits until it listens. */
 async function startRemote(port = 0): Promise<Remote> {
-  const child = spawn(process.execPath, [REMOTE, String(port)], {
-    env: { ...process.env, REMOTE_TOKEN: TOKEN },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  })
+  const child = track(
+    spawn(process.execPath, [REMOTE, String(port)], {
+      env: { ...process.env, REMOTE_TOKEN: TOKEN },
+      stdio: ['ignore', 'ignore', 'pipe'],
+    }),
+  )
   const exited = new Promise<void>((resolve) => child.on('exit', () => resolve()))
+  // SIGKILL: the tests stop it the way a crash would.
   const stop = async () => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL')
     await exited
   }
-  afterAll(stop)
   let stderr = ''
   const listening = await new Promise<number>((resolve, reject) => {
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
