@@ -19,20 +19,49 @@ const limitsSchema = z.strictObject({
   maxCodeBytes: wholeNumber.optional(),
 })
 
-/** One upstream MCP server started over stdio; the shape of a Claude Desktop `mcpServers` entry, plus a few keys. */
-const upstreamSchema = z.strictObject({
-  type: z.literal('stdio', { error: 'only "stdio" upstream servers (command + args) are supported' }).optional(),
-  command: z.string().min(1, 'command must not be empty'),
-  args: z.array(z.string()).default([]),
-  env: z.record(z.string(), z.string()).default({}),
-  cwd: z.string().optional(),
-  /** When true, cordon-mcp refuses to start without this upstream. */
-  required: z.boolean().default(false),
-  /** When true, the entry is skipped (so it can stay in the file). */
-  disabled: z.boolean().default(false),
-  /** Deadline for starting the process, the MCP handshake and listing its tools. */
-  startupTimeoutMs: z.int().positive().default(30_000),
-})
+/**
+ * One upstream MCP server: started over stdio (`command`, the shape of a Claude Desktop
+ * `mcpServers` entry) or reached over HTTP (`url`, the shape of a Claude Code `"type": "http"`
+ * entry), plus a few keys. One flat object so each problem keeps its own path in messages.
+ */
+const upstreamSchema = z
+  .strictObject({
+    /** `stdio` (with command) or `http` / `streamable-http` / `sse` (with url); inferred when left out. */
+    type: z.enum(['stdio', 'http', 'streamable-http', 'sse']).optional(),
+    command: z.string().min(1, 'command must not be empty').optional(),
+    args: z.array(z.string()).optional(),
+    env: z.record(z.string(), z.string()).optional(),
+    cwd: z.string().optional(),
+    /** A remote server's MCP endpoint (Streamable HTTP, or SSE for older servers). */
+    url: z.string().min(1, 'url must not be empty').optional(),
+    /** HTTP headers sent to a remote server, e.g. `"Authorization": "Bearer ${GITHUB_TOKEN}"`. */
+    headers: z.record(z.string(), z.string()).optional(),
+    /** When true, cordon-mcp refuses to start without this upstream. */
+    required: z.boolean().default(false),
+    /** When true, the entry is skipped (so it can stay in the file). */
+    disabled: z.boolean().default(false),
+    /** Deadline for starting or connecting, the MCP handshake and listing its tools (also for each reconnect). */
+    startupTimeoutMs: z.int().positive().default(30_000),
+    /** Deadline of one tool call (the run's own deadline applies too). */
+    callTimeoutMs: z.int().positive().optional(),
+  })
+  .superRefine((entry, ctx) => {
+    const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })
+    if (entry.url === undefined) {
+      if (entry.command === undefined)
+        problem(
+          'command',
+          'Invalid input: expected string, received undefined (an upstream needs "command" to start it over stdio, or "url" to reach it over HTTP)',
+        )
+      if (entry.headers !== undefined) problem('headers', '"headers" are for an upstream reached over HTTP ("url")')
+      if (entry.type !== undefined && entry.type !== 'stdio') problem('type', `"type": "${entry.type}" needs "url"`)
+      return
+    }
+    if (entry.command !== undefined) problem('url', 'give either "command" (stdio) or "url" (HTTP), not both')
+    for (const key of ['args', 'env', 'cwd'] as const)
+      if (entry[key] !== undefined) problem(key, `"${key}" is for an upstream started with "command"; this one has "url"`)
+    if (entry.type === 'stdio') problem('type', '"type": "stdio" needs "command", not "url"')
+  })
 
 const upstreamName = z
   .string()

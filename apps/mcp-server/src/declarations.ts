@@ -14,30 +14,69 @@ export interface Declarations {
   all: string
   /** Each namespace alone, for `get_declarations({ namespace })`. */
   byNamespace: ReadonlyMap<string, string>
+  /**
+   * Only the tools named (`namespace.tool`, by guest or MCP name), each in its namespace's
+   * block, for `get_declarations({ tools })`; names that match no tool come back in `missing`.
+   */
+  forTools(labels: readonly string[]): { text: string; missing: string[] }
+}
+
+/** One tool's part of its namespace block. */
+interface ToolDeclaration {
+  tool: GuestTool
+  /** The doc comment and the function signature. */
+  signature: string[]
+  /** Its `…Input` / `…Output` interfaces (empty strings when none is needed). */
+  types: string[]
 }
 
 /** Generated once at startup: the upstream tools do not change while the server runs. */
 export async function declarationsFor(namespaces: readonly GuestNamespace[]): Promise<Declarations> {
   const withTools = namespaces.filter((ns) => ns.tools.length > 0)
-  const blocks = await Promise.all(withTools.map(namespaceBlock))
-  return { all: blocks.join('\n\n'), byNamespace: new Map(withTools.map((ns, i) => [ns.name, blocks[i]!])) }
+  const declared = await Promise.all(
+    withTools.map(async (ns) => ({ ns, tools: await Promise.all(ns.tools.map((tool) => toolDeclaration(ns, tool))) })),
+  )
+  const blocks = declared.map(({ ns, tools }) => namespaceBlock(ns, tools))
+  return {
+    all: blocks.join('\n\n'),
+    byNamespace: new Map(withTools.map((ns, i) => [ns.name, blocks[i]!])),
+    forTools(labels) {
+      const wanted = new Set(labels)
+      const found = new Set<string>()
+      const parts: string[] = []
+      for (const { ns, tools } of declared) {
+        const chosen = tools.filter(({ tool }) =>
+          [`${ns.name}.${tool.guestName}`, `${ns.name}.${tool.upstreamName}`].some((label) => wanted.has(label) && found.add(label)),
+        )
+        if (chosen.length > 0) parts.push(namespaceBlock(ns, chosen))
+      }
+      return { text: parts.join('\n\n'), missing: labels.filter((label) => !found.has(label)) }
+    },
+  }
 }
 
-async function namespaceBlock(namespace: GuestNamespace): Promise<string> {
+async function toolDeclaration(namespace: GuestNamespace, tool: GuestTool): Promise<ToolDeclaration> {
+  const base = pascalCase(tool.guestName)
+  const input = await typeFor(tool.inputSchema, `${base}Input`, `${namespace.name}.${tool.guestName} input`)
+  const output =
+    tool.outputSchema === undefined
+      ? undefined
+      : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
+  return {
+    tool,
+    signature: [...docComment(tool), `  function ${tool.guestName}(args: ${input.reference}): Promise<${output?.reference ?? 'unknown'}>;`],
+    types: [input.declaration, ...(output === undefined ? [] : [output.declaration])],
+  }
+}
+
+function namespaceBlock(namespace: GuestNamespace, tools: readonly ToolDeclaration[]): string {
   const about = namespace.info === undefined ? '' : ` (${namespace.info.name} ${namespace.info.version})`
   const lines = [`/** Tools of the upstream MCP server "${namespace.name}"${about}. */`, `declare namespace ${namespace.name} {`]
-  const types: string[] = []
-  for (const tool of namespace.tools) {
-    const base = pascalCase(tool.guestName)
-    const input = await typeFor(tool.inputSchema, `${base}Input`, `${namespace.name}.${tool.guestName} input`)
-    const output =
-      tool.outputSchema === undefined
-        ? undefined
-        : await typeFor(tool.outputSchema, `${base}Output`, `${namespace.name}.${tool.guestName} output`)
-    lines.push(...docComment(tool), `  function ${tool.guestName}(args: ${input.reference}): Promise<${output?.reference ?? 'unknown'}>;`)
-    types.push(input.declaration, ...(output === undefined ? [] : [output.declaration]))
-  }
-  const declared = types.filter((text) => text !== '').join('\n')
+  for (const { signature } of tools) lines.push(...signature)
+  const declared = tools
+    .flatMap(({ types }) => types)
+    .filter((text) => text !== '')
+    .join('\n')
   if (declared !== '') lines.push('', indent(declared))
   lines.push('}')
   return lines.join('\n')

@@ -1,4 +1,4 @@
-// cordon-mcp: an MCP server (stdio) whose run_javascript tool runs a model's program in a
+// cordon-mcp: an MCP server (stdio, or Streamable HTTP with --http) whose run_javascript tool runs a model's program in a
 // cordon sandbox, with the tools of upstream MCP servers as namespaces inside it. This file
 // wires the steps together; each step lives in its own file.
 import { createRequire } from 'node:module'
@@ -6,18 +6,17 @@ import { createSandbox, isSandboxError, type Sandbox } from '@cordon/core'
 import { selectBackend } from '@cordon/select'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
 import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
-import { checkTools } from './check-tools.js'
-import { parseInvocation, USAGE, UsageError } from './cli-args.js'
-import { createCodeModeServer } from './code-mode-server.js'
-import { declarationsFor } from './declarations.js'
-import { guestNamespace } from './guest-catalog.js'
-import { hostTools } from './host-tools.js'
+import { createCatalog } from './catalog.js'
+import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type Invocation } from './cli-args.js'
+import { createCodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
+import { serveHttp } from './http-server.js'
+import { retryLateUpstream } from './late-upstreams.js'
 import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from './load-config.js'
 import { log } from './log.js'
 import { onShutdown } from './shutdown.js'
 import { keepConsoleOffStdout } from './stdout-guard.js'
 import { closeUpstreams, startUpstreams } from './start-upstreams.js'
-import { runToolDescription } from './tool-description.js'
+import { runToolDescription, usesDiscovery } from './tool-description.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -28,6 +27,10 @@ async function main(): Promise<void> {
   try {
     invocation = parseInvocation(process.argv.slice(2), process.env)
   } catch (error) {
+    if (error instanceof UnsafeInvocationError) {
+      log(`cannot start: ${error.message}`)
+      process.exit(EXIT.startupFailed)
+    }
     if (!(error instanceof UsageError)) throw error
     process.stderr.write(`cordon-mcp: ${error.message}\n\n${USAGE}\n`)
     process.exit(EXIT.usage)
@@ -36,9 +39,9 @@ async function main(): Promise<void> {
   if (invocation.kind === 'version') return void process.stdout.write(`${version}\n`)
 
   keepConsoleOffStdout()
-  const shutdown = onShutdown()
+  const shutdown = onShutdown({ stdin: invocation.http === undefined })
   try {
-    await serve(invocation.configFile, shutdown)
+    await serve(invocation, shutdown)
   } catch (error) {
     // A bug, or a failure nothing above explains: still stop every process started so far.
     log(`cannot start: ${error instanceof Error ? (error.stack ?? error.message) : String(error)}`)
@@ -47,8 +50,9 @@ async function main(): Promise<void> {
 }
 
 type Shutdown = ReturnType<typeof onShutdown>
+type ServeInvocation = Extract<Invocation, { kind: 'serve' }>
 
-async function serve(configFile: string | undefined, shutdown: Shutdown): Promise<void> {
+async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, shutdown: Shutdown): Promise<void> {
   const loaded = await readConfig(configFile)
   const { config } = loaded
   const ceilings = ceilingsFrom(config.limits)
@@ -67,28 +71,57 @@ async function serve(configFile: string | undefined, shutdown: Shutdown): Promis
   if (upstreamsOutcome.status === 'rejected')
     return startupFailed(shutdown, 'a required upstream server did not start', upstreamsOutcome.reason)
   const sandbox = sandboxOutcome.value
-  const { upstreams, unavailable } = upstreamsOutcome.value
+  const { upstreams, unavailable, retryable } = upstreamsOutcome.value
 
-  const { accepted: namespaces, refused } = await checkTools(sandbox, upstreams.map(guestNamespace))
-  for (const { label, reason } of refused) log(`cordon refused ${label}, it is left out: ${reason}`)
-  const declarations = await declarationsFor(namespaces)
-  const server = createCodeModeServer({
+  const catalog = await createCatalog(sandbox, upstreams, unavailable, ceilings.timeoutMs)
+  const upstreamOptions = { configDirectory: loaded.directory, version }
+  for (const { name, entry } of retryable) {
+    // One that connects joins `upstreams` through the catalog, and is closed at shutdown with the others.
+    const stop = retryLateUpstream(name, entry, upstreamOptions, catalog)
+    shutdown.add(() => Promise.resolve(stop()))
+  }
+  const serverOptions: CodeModeServerOptions = {
     version,
     sandbox,
-    tools: hostTools(namespaces, ceilings.timeoutMs),
-    declarations,
-    description: runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused }),
+    catalog: () => catalog.view(),
+    discovery: usesDiscovery({ namespaces: catalog.view().namespaces, discoveryThreshold }),
+    description: () => {
+      const { namespaces, declarations, refused, unavailable, down } = catalog.view()
+      return runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, down, discoveryThreshold })
+    },
+    watchDescription: (listener) => catalog.onChange(listener),
     ceilings,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
-  })
-  shutdown.add(() => server.close())
-  server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
-  await server.connect(new StdioServerTransport())
+  }
+  let listening = 'over stdio'
+  if (http === undefined) {
+    const server = createCodeModeServer(serverOptions)
+    shutdown.add(() => server.close())
+    server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
+    await server.connect(new StdioServerTransport())
+  } else {
+    let running
+    try {
+      running = await serveHttp({
+        ...http,
+        newServer: (runGate) => {
+          const server = createCodeModeServer({ ...serverOptions, runGate })
+          server.server.onerror = (error) => log(`MCP connection error: ${error.message}`)
+          return server
+        },
+      })
+    } catch (error) {
+      return startupFailed(shutdown, `cannot listen on ${http.host}:${http.port}`, error)
+    }
+    shutdown.add(() => running.close())
+    listening = `${http.stateless ? 'stateless ' : ''}Streamable HTTP at ${running.url}${http.token === undefined ? ', no token (loopback only)' : ', bearer token required'}`
+  }
 
+  const { namespaces } = catalog.view()
   const toolCount = namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)
   log(
     `ready (version ${version}, backend ${sandbox.backend.name}, ${toolCount} tools from ${namespaces.length} upstream servers` +
-      `${unavailable.length > 0 ? `, ${unavailable.length} unavailable` : ''}${loaded.file ? `, config ${loaded.file}` : ', no config file'})`,
+      `${unavailable.length > 0 ? `, ${unavailable.length} unavailable` : ''}${loaded.file ? `, config ${loaded.file}` : ', no config file'}); serving ${listening}`,
   )
 }
 

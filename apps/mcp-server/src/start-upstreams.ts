@@ -1,5 +1,6 @@
-import type { Config } from './config-schema.js'
+import type { Config, UpstreamConfig } from './config-schema.js'
 import { log } from './log.js'
+import { startRemoteUpstream } from './remote-upstream.js'
 import { startUpstream, UpstreamStartError, type StartUpstreamOptions, type Upstream } from './upstream.js'
 
 export interface UnavailableUpstream {
@@ -11,6 +12,8 @@ export interface StartedUpstreams {
   upstreams: Upstream[]
   /** Upstreams that failed to start and are not `required`: the server runs without them. */
   unavailable: UnavailableUpstream[]
+  /** Remote upstreams among them that were not reachable: worth trying again in the background. */
+  retryable: { name: string; entry: UpstreamConfig }[]
 }
 
 /**
@@ -23,10 +26,16 @@ export async function startUpstreams(config: Config, options: StartUpstreamOptio
     if (entry.disabled) log(`upstream server "${name}" is disabled in the config; skipped`)
     return !entry.disabled
   })
-  const settled = await Promise.allSettled(entries.map(([name, entry]) => startUpstream(name, entry, options)))
+  // A `url` is a remote server reached over HTTP; otherwise a process started over stdio.
+  const settled = await Promise.allSettled(
+    entries.map(([name, entry]) =>
+      entry.url === undefined ? startUpstream(name, entry, options) : startRemoteUpstream(name, entry, options),
+    ),
+  )
 
   const upstreams: Upstream[] = []
   const unavailable: UnavailableUpstream[] = []
+  const retryable: StartedUpstreams['retryable'] = []
   const fatal: UpstreamStartError[] = []
   settled.forEach((outcome, i) => {
     const [name, entry] = entries[i]!
@@ -36,7 +45,11 @@ export async function startUpstreams(config: Config, options: StartUpstreamOptio
     }
     const error = outcome.reason instanceof UpstreamStartError ? outcome.reason : new UpstreamStartError(name, String(outcome.reason))
     if (entry.required) fatal.push(error)
-    else unavailable.push({ name, reason: error.reason })
+    else if (!error.retryable) unavailable.push({ name, reason: error.reason })
+    else {
+      unavailable.push({ name, reason: `${error.reason}; cordon-mcp keeps trying to connect` })
+      retryable.push({ name, entry })
+    }
   })
 
   if (fatal.length > 0) {
@@ -44,7 +57,7 @@ export async function startUpstreams(config: Config, options: StartUpstreamOptio
     throw new RequiredUpstreamError(fatal)
   }
   for (const { name, reason } of unavailable) log(`upstream server "${name}" failed to start, continuing without it: ${reason}`)
-  return { upstreams, unavailable }
+  return { upstreams, unavailable, retryable }
 }
 
 /** A `"required": true` upstream did not start; cordon-mcp does not serve without it. */

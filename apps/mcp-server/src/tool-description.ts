@@ -6,12 +6,31 @@ import type { UnavailableUpstream } from './start-upstreams.js'
 /** Declarations up to this size go into the tool description itself; larger ones are listed by name. */
 export const INLINE_DECLARATIONS_CHARS = 8_000
 
+/** Above this many tools the description lists names only (progressive discovery); `--discovery-threshold`. */
+export const DEFAULT_DISCOVERY_THRESHOLD = 30
+
+/** In discovery mode, the tool names listed take at most about this many characters in all. */
+export const DISCOVERY_NAMES_CHARS = 3_000
+
 export interface DescriptionInput {
   namespaces: readonly GuestNamespace[]
   declarations: string
   ceilings: ResolvedLimits
   unavailable: readonly UnavailableUpstream[]
   refused: readonly RefusedTool[]
+  /** Upstreams that started but cannot be reached now (they come back by themselves). */
+  down?: readonly UnavailableUpstream[]
+  /** More tools than this: list namespaces and tool names only, and send the model to search_tools / get_declarations. */
+  discoveryThreshold?: number
+}
+
+export function toolCount(namespaces: readonly GuestNamespace[]): number {
+  return namespaces.reduce((sum, ns) => sum + ns.tools.length, 0)
+}
+
+/** Whether the catalog is large enough for the description to list tool names only. */
+export function usesDiscovery(input: Pick<DescriptionInput, 'namespaces' | 'discoveryThreshold'>): boolean {
+  return toolCount(input.namespaces) > (input.discoveryThreshold ?? DEFAULT_DISCOVERY_THRESHOLD)
 }
 
 /**
@@ -45,6 +64,7 @@ export function runToolDescription(input: DescriptionInput): string {
 function toolsSection(input: DescriptionInput): string {
   const withTools = input.namespaces.filter((ns) => ns.tools.length > 0)
   if (withTools.length === 0) return 'No tools are configured: the program can only compute with JavaScript built-ins.'
+  if (usesDiscovery(input)) return discoverySection(withTools)
   if (input.declarations.length <= INLINE_DECLARATIONS_CHARS) {
     return `Available tools, as TypeScript declarations:\n\`\`\`ts\n${input.declarations}\n\`\`\``
   }
@@ -55,9 +75,38 @@ function toolsSection(input: DescriptionInput): string {
   ].join('\n')
 }
 
+/**
+ * Progressive discovery: the model sees which namespaces and tools exist, and fetches the
+ * types of only the ones it needs. Each namespace gets an equal share of the name budget;
+ * names past it are counted, not listed, and search_tools finds them.
+ */
+function discoverySection(withTools: readonly GuestNamespace[]): string {
+  const total = toolCount(withTools)
+  const share = Math.floor(DISCOVERY_NAMES_CHARS / withTools.length)
+  const lines = withTools.map((ns) => {
+    const listed: string[] = []
+    let used = 0
+    for (const tool of ns.tools) {
+      if (used + tool.guestName.length + 2 > share) break
+      listed.push(tool.guestName)
+      used += tool.guestName.length + 2
+    }
+    const rest = ns.tools.length - listed.length
+    const more = rest === 0 ? '' : `${listed.length > 0 ? ', ' : ''}… ${rest} more`
+    return `- ${ns.name} (${ns.tools.length}): ${listed.join(', ')}${more}`
+  })
+  const example = withTools[0]!
+  return [
+    `Available tools: ${total} in ${withTools.length} namespaces, listed by name only. Before calling a tool, get its argument and result types with ` +
+      `get_declarations({ tools: ["${example.name}.${example.tools[0]!.guestName}", ...] }); find tools by what they do with search_tools({ query: "..." }).`,
+    ...lines,
+  ].join('\n')
+}
+
 function problemsSection(input: DescriptionInput): string | undefined {
   const lines = [
     ...input.unavailable.map(({ name, reason }) => `- ${name}: its server failed to start (${firstLine(reason)})`),
+    ...(input.down ?? []).map(({ name, reason }) => `- ${name}: unavailable right now, calls to its tools throw (${firstLine(reason)})`),
     ...input.refused.map(({ label, reason }) => `- ${label}: left out (${firstLine(reason)})`),
   ]
   return lines.length === 0 ? undefined : ['Not available in this session:', ...lines].join('\n')

@@ -1,3 +1,4 @@
+import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import type { UpstreamCallResult } from './upstream.js'
 
 /**
@@ -10,15 +11,17 @@ import type { UpstreamCallResult } from './upstream.js'
 export function toolResultValue(result: UpstreamCallResult, label: string): unknown {
   // Servers on the 2024-10-07 protocol answer `{ toolResult }`.
   if (!('content' in result) || !Array.isArray(result.content)) return 'toolResult' in result ? result.toolResult : undefined
-  if (result.isError === true) {
-    const text = result.content
+  // The compatibility member of the SDK's result type leaves `content` untyped; checked above.
+  const { content, isError, structuredContent } = result as CallToolResult
+  if (isError === true) {
+    const text = content
       .flatMap((block) => (block.type === 'text' ? [block.text] : []))
       .join('\n')
       .trim()
     throw new Error(text === '' ? `${label} failed (the server gave no message)` : text)
   }
-  if (result.structuredContent !== undefined) return result.structuredContent
-  const values = result.content.map((block) => (block.type === 'text' ? parseIfJson(block.text) : block))
+  if (structuredContent !== undefined) return structuredContent
+  const values = content.map((block) => (block.type === 'text' ? parseIfJson(block.text) : block))
   if (values.length === 0) return undefined
   return values.length === 1 ? values[0] : values
 }

@@ -13,9 +13,9 @@ export function launchParameters(config: UpstreamConfig, configDirectory: string
   const cwd = path.resolve(configDirectory, expandEnv(config.cwd ?? '.', env, 'cwd'))
   if (!isDirectory(cwd)) throw new Error(`its cwd ${cwd} is not a directory`)
   return {
-    command: expandEnv(config.command, env, 'command'),
-    args: config.args.map((arg, i) => expandEnv(arg, env, `args[${i}]`)),
-    env: Object.fromEntries(Object.entries(config.env).map(([key, value]) => [key, expandEnv(value, env, `env.${key}`)])),
+    command: expandEnv(config.command ?? '', env, 'command'),
+    args: (config.args ?? []).map((arg, i) => expandEnv(arg, env, `args[${i}]`)),
+    env: Object.fromEntries(Object.entries(config.env ?? {}).map(([key, value]) => [key, expandEnv(value, env, `env.${key}`)])),
     cwd,
     // Piped, not inherited: each line is relayed with the upstream's name, and the end of it
     // explains a failed start.

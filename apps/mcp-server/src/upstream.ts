@@ -8,17 +8,39 @@ import { launchParameters } from './upstream-launch.js'
 
 export type UpstreamCallResult = Awaited<ReturnType<Client['callTool']>>
 
+/** Whether an upstream can be called now; when not, why (for the tool description). */
+export type UpstreamStatus = { available: true } | { available: false; reason: string }
+
 /** A connected upstream MCP server and the tools it listed at startup. */
 export interface Upstream {
   /** The key in the config's `mcpServers`: the namespace in the sandbox. */
   readonly name: string
+  /** How cordon-mcp reaches it. */
+  readonly transport: 'stdio' | 'streamable-http' | 'sse'
   /** What the server said it is during the handshake. */
   readonly info: Implementation | undefined
   readonly tools: readonly Tool[]
   /** The upstream's process id, while it runs. */
   readonly pid: number | null
   callTool(tool: string, args: unknown, options: { signal: AbortSignal; timeoutMs: number }): Promise<UpstreamCallResult>
+  status(): UpstreamStatus
+  /** Calls `listener` whenever status() changes; returns the function that stops it. */
+  onStatusChange(listener: () => void): () => void
   close(): Promise<void>
+}
+
+/** The listeners of one upstream's status changes. */
+export function statusListeners(): { add(listener: () => void): () => void; notify(): void } {
+  const listeners = new Set<() => void>()
+  return {
+    add(listener) {
+      listeners.add(listener)
+      return () => void listeners.delete(listener)
+    },
+    notify() {
+      for (const listener of [...listeners]) listener()
+    },
+  }
 }
 
 /** An upstream that could not be started, connected or listed. */
@@ -27,6 +49,8 @@ export class UpstreamStartError extends Error {
   constructor(
     readonly upstream: string,
     readonly reason: string,
+    /** A remote server that could not be reached: trying again later may work (a bad url or an unset ${VAR} would not). */
+    readonly retryable = false,
   ) {
     super(`upstream server "${upstream}" failed to start: ${reason}`)
   }
@@ -56,9 +80,11 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
   client.onerror = (error) => {
     if (ready && !closing) log(`upstream server "${name}": ${error.message}`)
   }
+  const listeners = statusListeners()
   client.onclose = () => {
     exited = true
     if (ready && !closing) log(`upstream server "${name}" has exited; calls to its tools now fail (restart cordon-mcp to reconnect)`)
+    listeners.notify()
   }
 
   const deadline = AbortSignal.timeout(config.startupTimeoutMs)
@@ -87,6 +113,7 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
   ready = true
   return {
     name,
+    transport: 'stdio',
     info: client.getServerVersion(),
     tools,
     get pid() {
@@ -98,9 +125,12 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
       // Its own default timeout (60 s) must not end a call the run still allows.
       return client.callTool({ name: tool, arguments: args as Record<string, unknown> | undefined }, undefined, {
         signal,
-        timeout: timeoutMs,
+        timeout: Math.min(timeoutMs, config.callTimeoutMs ?? Number.POSITIVE_INFINITY),
       })
     },
+    status: () =>
+      exited && !closing ? { available: false, reason: 'its process exited; restart cordon-mcp to start it again' } : { available: true },
+    onStatusChange: (listener) => listeners.add(listener),
     async close() {
       closing = true
       // Ends the upstream's stdin, then SIGTERM, then SIGKILL if it still runs (the SDK's escalation).

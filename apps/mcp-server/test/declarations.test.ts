@@ -1,16 +1,6 @@
 import ts from 'typescript'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { callTool, connect, DEMO_UPSTREAM, runJavaScript, writeConfig, type Connection } from './helpers.js'
-
-// Two upstreams (the fixture twice, under two names): two namespaces in one sandbox.
-let server: Connection
-
-beforeAll(async () => {
-  server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM, store: DEMO_UPSTREAM }, backend: 'quickjs' }))
-})
-afterAll(async () => {
-  await server?.client.close()
-})
+import { callTool, connect, DEMO_UPSTREAM, runJavaScript, TRANSPORTS, writeConfig, type Connection } from './helpers.js'
 
 /** Type-checks `usage` against the declarations, as a model's TypeScript program would be. */
 function typeErrors(declarations: string, usage: string): string[] {
@@ -41,7 +31,17 @@ function typeErrors(declarations: string, usage: string): string[] {
   return ts.getPreEmitDiagnostics(program).map((d) => ts.flattenDiagnosticMessageText(d.messageText, '\n'))
 }
 
-describe('declarations', () => {
+// Two upstreams (the fixture twice, under two names): two namespaces in one sandbox.
+describe.each(TRANSPORTS)('declarations over %s', (transport) => {
+  let server: Connection
+
+  beforeAll(async () => {
+    server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM, store: DEMO_UPSTREAM }, backend: 'quickjs' }), transport)
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
   it('get_declarations gives a namespace per upstream, typed from the JSON Schemas', async () => {
     const { texts, isError } = await callTool(server.client, 'get_declarations', {})
     expect(isError).toBeFalsy()

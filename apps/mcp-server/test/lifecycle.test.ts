@@ -52,6 +52,10 @@ describe('lifecycle', () => {
         'try { await demo.pid({}); return "answered" } catch (error) { return "failed: " + error.message }',
       )
       expect(JSON.parse(call.texts[0]!)).toMatch(/^failed: /)
+      const { tools } = await server.client.listTools()
+      expect(tools.find((tool) => tool.name === 'run_javascript')?.description).toContain(
+        '- demo: unavailable right now, calls to its tools throw (its process exited; restart cordon-mcp to start it again)',
+      )
       const plain = await runJavaScript(server.client, '[1, 2, 3].reduce((a, b) => a + b)')
       expect(plain.texts[0]).toBe('6')
     } finally {

@@ -1,23 +1,24 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, DEMO_UPSTREAM, eventually, runJavaScript, writeConfig, type Connection } from './helpers.js'
+import { connect, DEMO_UPSTREAM, eventually, runJavaScript, TRANSPORTS, writeConfig, type Connection } from './helpers.js'
 
-// One server for the file, on QuickJS (no child process pool to warm), with a low timeout
-// ceiling so the clamping test stays short.
-let server: Connection
+// The same cases over stdio and over Streamable HTTP: one server per transport, on QuickJS (no
+// child process pool to warm), with a low timeout ceiling so the clamping test stays short.
+describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
+  let server: Connection
 
-beforeAll(async () => {
-  server = await connect(
-    writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 2_000, maxToolCalls: 20 } }),
-  )
-})
-afterAll(async () => {
-  await server?.client.close()
-})
+  beforeAll(async () => {
+    server = await connect(
+      writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs', limits: { timeoutMs: 2_000, maxToolCalls: 20 } }),
+      transport,
+    )
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
 
-describe('run_javascript', () => {
-  it('is listed with get_declarations, and its description teaches the calling convention', async () => {
+  it('is listed with get_declarations and search_tools, and its description teaches the calling convention', async () => {
     const { tools } = await server.client.listTools()
-    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_declarations', 'run_javascript'])
+    expect(tools.map((tool) => tool.name).sort()).toEqual(['get_declarations', 'run_javascript', 'search_tools'])
     const run = tools.find((tool) => tool.name === 'run_javascript')!
     expect(run.inputSchema.required).toEqual(['code'])
     expect(Object.keys(run.inputSchema.properties ?? {})).toEqual(['code', 'timeoutMs', 'memoryMb', 'maxToolCalls', 'maxOutputBytes'])
