@@ -47,7 +47,7 @@ export default tseslint.config(
     extends: [tseslint.configs.recommendedTypeChecked],
     languageOptions: {
       parserOptions: {
-        projectService: { allowDefaultProject: ['examples/*.ts', 'config/*.ts'] },
+        projectService: { allowDefaultProject: ['examples/*.ts'] },
         tsconfigRootDir: import.meta.dirname,
       },
     },
