@@ -28,7 +28,7 @@ const VM_LIMITATIONS = new Map<string, string>([
 /** Checks not run on node:vm at all, with the reason. */
 const VM_NOT_RUN = new Map<string, string>([
   [
-    'a get on Object.prototype, then a new global: the run ends with its value or BACKEND_CRASHED, and the next run works',
+    'a get on Object.prototype, then a new global: the run ends with its value, a TypeError or BACKEND_CRASHED, and the next run works',
     "the vm context lives in the test runner's own process, and V8 aborts the whole process on the invalid descriptor Node's vm interceptor hands it",
   ],
   [
