@@ -4,7 +4,7 @@ import type { Limits } from './limits.js'
 export type JsonSchema = Record<string, unknown> | boolean
 
 export interface ToolContext {
-  /** Aborted when the run ends early (timeout, abort, a limit); stop work and return. */
+  /** Aborted when the run ends early (timeout, abort, a limit) or the tool's own `timeoutMs` passes; stop work and return. */
   signal: AbortSignal
   /** The dotted tool name that was called. */
   name: string
@@ -21,6 +21,13 @@ export interface ToolDefinition<Args = any, Result = unknown> {
    * elsewhere a run that declares a sync tool ends with UNSUPPORTED.
    */
   sync?: boolean
+  /**
+   * Longest a call may take, in ms (an integer from 1 to 2^31 - 1). A call that outlives it
+   * rejects in the guest with a catchable `Error` naming the tool, and its `signal` aborts; the
+   * run's own `timeoutMs` still wins. Not for `sync` tools: nothing can stop host code that runs
+   * synchronously.
+   */
+  timeoutMs?: number
   execute(args: Args, context: ToolContext): Result | Promise<Result>
 }
 

@@ -4,6 +4,7 @@ import { expectDeadline, expectError, expectHealthy, expectLimitName, expectOk, 
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 import { toolLimitChecks } from './tools-limits.js'
+import { toolTimeoutChecks } from './tools-timeouts.js'
 
 function tool(name: string, code: string, tools: ToolSet, expected: unknown): ConformanceCheck {
   return {
@@ -219,4 +220,4 @@ const coreChecks: ConformanceCheck[] = [
   },
 ]
 
-export const toolsChecks: readonly ConformanceCheck[] = [...coreChecks, ...toolLimitChecks]
+export const toolsChecks: readonly ConformanceCheck[] = [...coreChecks, ...toolLimitChecks, ...toolTimeoutChecks]

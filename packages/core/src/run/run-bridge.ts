@@ -3,6 +3,7 @@ import type { ResolvedLimits } from '../limits.js'
 import type { ToolBridge } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { LogCollector } from './log-collector.js'
+import type { ToolDefinition } from '../options.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
 
@@ -92,12 +93,38 @@ export class RunBridge implements ToolBridge {
     try {
       if (this.signal.aborted) throw new Error('the run has ended')
       const tool = this.registry.byName.get(name)!
-      const value = await tool.execute(input, { signal: this.signal, name })
+      const value =
+        tool.timeoutMs === undefined ? await tool.execute(input, { signal: this.signal, name }) : await this.withTimeout(name, tool, input)
       return this.encodeResult(name, value)
     } catch (error) {
       throw toGuestError(error)
     } finally {
       this.release()
+    }
+  }
+
+  /**
+   * One call under the tool's own timeoutMs: its signal aborts when the run's does or when the
+   * time is up, and then the guest's call rejects at once (a late answer is dropped).
+   */
+  private async withTimeout(name: string, tool: ToolDefinition, input: unknown): Promise<unknown> {
+    const timeoutMs = tool.timeoutMs as number
+    const call = new AbortController()
+    const onRunStop = () => call.abort(this.signal.reason)
+    this.signal.addEventListener('abort', onRunStop, { once: true })
+    let timer: ReturnType<typeof setTimeout> | undefined
+    const expired = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const error = new Error(`tool ${name} timed out after ${timeoutMs} ms`)
+        call.abort(error)
+        reject(error)
+      }, timeoutMs)
+    })
+    try {
+      return await Promise.race([Promise.resolve(tool.execute(input, { signal: call.signal, name })), expired])
+    } finally {
+      clearTimeout(timer)
+      this.signal.removeEventListener('abort', onRunStop)
     }
   }
 

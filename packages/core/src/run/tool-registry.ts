@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors.js'
+import { describeOptionValue } from '../limits.js'
 import type { ToolDefinition, ToolSet } from '../options.js'
 import type { ToolDescriptor } from '../backend/v1/sandbox-backend.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
@@ -15,6 +16,18 @@ const cache = new WeakMap<ToolSet, ToolRegistry>()
 
 function invalid(message: string): never {
   throw new SandboxError('INVALID_OPTIONS', message)
+}
+
+/** Largest timer delay the platforms honour (setTimeout clamps anything above to 1 ms). */
+const MAX_TIMEOUT_MS = 2 ** 31 - 1
+
+function checkToolTimeout(name: string, tool: ToolDefinition): void {
+  const { timeoutMs } = tool
+  if (timeoutMs === undefined) return
+  if (typeof timeoutMs !== 'number' || !Number.isInteger(timeoutMs) || timeoutMs < 1 || timeoutMs > MAX_TIMEOUT_MS) {
+    invalid(`tool "${name}": timeoutMs must be an integer from 1 to ${MAX_TIMEOUT_MS}, got ${describeOptionValue(timeoutMs)}`)
+  }
+  if (tool.sync === true) invalid(`tool "${name}": timeoutMs cannot stop a sync tool (its host code runs synchronously); drop one of them`)
 }
 
 /** Validates a tool set once (cached per object) and lists what the guest will see. */
@@ -49,6 +62,7 @@ export function registerTools(tools: ToolSet | undefined): ToolRegistry {
       invalid(`tool "${name}" must be an object with an execute(args, context) function`)
     }
     if (tool.sync !== undefined && typeof tool.sync !== 'boolean') invalid(`tool "${name}": sync must be a boolean`)
+    checkToolTimeout(name, tool)
     const schema = tool.inputSchema
     if (schema !== undefined && typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
       invalid(`tool "${name}": inputSchema must be a JSON Schema object`)
