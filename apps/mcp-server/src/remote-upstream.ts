@@ -4,6 +4,7 @@ import { StreamableHTTPClientTransport, StreamableHTTPError } from '@modelcontex
 import { ErrorCode, McpError, type Implementation, type Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { UpstreamConfig } from './config-schema.js'
 import { expandEnv } from './expand-env.js'
+import { listAllTools } from './list-tools.js'
 import { log } from './log.js'
 import { statusListeners, UpstreamStartError, type StartUpstreamOptions, type Upstream, type UpstreamStatus } from './upstream.js'
 
@@ -69,14 +70,7 @@ export async function startRemoteUpstream(name: string, config: UpstreamConfig, 
           : new StreamableHTTPClientTransport(url, { requestInit: { headers } })
       try {
         await client.connect(transport, within)
-        const tools: Tool[] = []
-        let cursor: string | undefined
-        do {
-          const page = await client.listTools(cursor === undefined ? {} : { cursor }, within)
-          tools.push(...page.tools)
-          cursor = page.nextCursor
-        } while (cursor !== undefined)
-        return { client, kind, tools }
+        return { client, kind, tools: await listAllTools(client, within) }
       } catch (error) {
         await client.close().catch(() => undefined)
         throw deadline.aborted

@@ -2,6 +2,7 @@ import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import type { Implementation, Tool } from '@modelcontextprotocol/sdk/types.js'
 import type { UpstreamConfig } from './config-schema.js'
+import { listAllTools } from './list-tools.js'
 import { log } from './log.js'
 import { relayStderr } from './stderr-relay.js'
 import { launchParameters } from './upstream-launch.js'
@@ -92,13 +93,7 @@ export async function startUpstream(name: string, config: UpstreamConfig, option
   let tools: Tool[]
   try {
     await client.connect(transport, startup)
-    tools = []
-    let cursor: string | undefined
-    do {
-      const page = await client.listTools(cursor === undefined ? {} : { cursor }, startup)
-      tools.push(...page.tools)
-      cursor = page.nextCursor
-    } while (cursor !== undefined)
+    tools = await listAllTools(client, startup)
   } catch (error) {
     closing = true
     await client.close().catch(() => undefined)

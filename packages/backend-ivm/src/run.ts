@@ -205,7 +205,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
         : await script.run(vm.context, { reference: true, release: true })
     } catch (error) {
       if (!sync || vm.isolate.isDisposed || !TIMED_OUT.test(messageOf(error))) throw error
-      stop(stopError(request, true))
+      stop(stopError(request))
       return
     }
     if (settled) {

@@ -33,7 +33,6 @@ export function runOutcome(state: EndState): ExecuteOutcome {
     case 'memory':
       return fail(memoryError)
     case 'deadline':
-      return fail(stopError(request, true))
     case 'aborted':
       return fail(stopError(request))
     case 'disposed':

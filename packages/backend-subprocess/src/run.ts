@@ -94,7 +94,7 @@ export function runOnChild(
         }
         case 'limit':
           // The child's own deadline check (its vm timeout) reports in the run's one wording.
-          if (message.code === 'TIMEOUT') return finish(stopping ?? { ok: false, error: stopError(request, true) })
+          if (message.code === 'TIMEOUT') return finish(stopping ?? { ok: false, error: stopError(request) })
           return fail(message.code, message.message)
         case 'fail':
           return fail('BACKEND_CRASHED', `the child failed: ${message.message}`)

@@ -26,7 +26,6 @@ export function hardenGuestRealm(p: Primordials, reportAllocationFailure: () => 
     getOwnPropertyDescriptor,
     getPrototypeOf,
     setPrototypeOf,
-    hasOwn,
     TypeErrorCtor,
     rangeErrorPrototype,
   } = p
@@ -35,9 +34,8 @@ export function hardenGuestRealm(p: Primordials, reportAllocationFailure: () => 
   function watch(error: unknown): unknown {
     try {
       if (typeof error === 'object' && error !== null && getPrototypeOf(error) === rangeErrorPrototype) {
-        const message = getOwnPropertyDescriptor(error, 'message')
-        // Own fields of the descriptor only: `value` missing (an accessor) must not reach Object.prototype.
-        if (message !== undefined && apply(hasOwn, message, ['value']) && message.value === ALLOCATION_FAILED) reportAllocationFailure()
+        // The descriptor's own fields only: an accessor's missing `value` must not reach Object.prototype.
+        if (p.dataValue(getOwnPropertyDescriptor(error, 'message')) === ALLOCATION_FAILED) reportAllocationFailure()
       }
     } catch {
       // A guest-made proxy threw from a trap: it is not an engine allocation failure.

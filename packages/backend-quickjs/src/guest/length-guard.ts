@@ -25,7 +25,6 @@ export function guardHugeLengths(p: Primordials, limit: number, sortLimit: numbe
     getOwnPropertyDescriptor: getOwn,
     getPrototypeOf,
     setPrototypeOf,
-    hasOwn,
     isArray,
     arrayPrototype: ArrayProto,
     objectPrototype: ObjectProto,
@@ -36,6 +35,7 @@ export function guardHugeLengths(p: Primordials, limit: number, sortLimit: numbe
     spreadableSymbol,
     typedArrayLength: typedLengthGetter,
     arrayValues,
+    dataValue,
   } = p
   const TypedArray = p.TypedArray as Function & { prototype: object; from: Function }
   const arrayIteratorProto = getPrototypeOf(apply(arrayValues, [], [])) as { next: Function }
@@ -55,10 +55,7 @@ export function guardHugeLengths(p: Primordials, limit: number, sortLimit: numbe
   // defineProperty a missing `get`, so a guest's Object.prototype.get would otherwise be handed the
   // unwrapped built-in (and could then run it over a huge length without the guard).
   const handler = <T extends object>(traps: ProxyHandler<T>): ProxyHandler<T> => setPrototypeOf(traps, null) as ProxyHandler<T>
-  const dataDescriptor = (value: unknown): PropertyDescriptor =>
-    ({ __proto__: null, value, writable: true, configurable: true, enumerable: false }) as PropertyDescriptor
-  const ownValue = (descriptor: PropertyDescriptor | undefined): unknown =>
-    descriptor !== undefined && apply(hasOwn, descriptor, ['value']) ? descriptor.value : undefined
+  const dataDescriptor = (value: unknown): PropertyDescriptor => p.dataDescriptor(value, false)
   const revocable = ProxyCtor.revocable
   defineProperty(ProxyCtor, 'revocable', {
     __proto__: null,
@@ -119,17 +116,17 @@ export function guardHugeLengths(p: Primordials, limit: number, sortLimit: numbe
     if (typeof items === 'string') {
       const own = getOwn(StringProto, iteratorSymbol)
       const next = getOwn(stringIteratorProto, 'next')
-      return items.length <= limit && ownValue(own) === stringIterator && ownValue(next) === stringIteratorNext
+      return items.length <= limit && dataValue(own) === stringIterator && dataValue(next) === stringIteratorNext
     }
     if (!short(items, limit) || getOwn(items, iteratorSymbol) !== undefined) return false
     const own = getOwn(ArrayProto, iteratorSymbol)
     const next = getOwn(arrayIteratorProto, 'next')
-    return getPrototypeOf(items) === ArrayProto && ownValue(own) === arrayValues && ownValue(next) === arrayIteratorNext
+    return getPrototypeOf(items) === ArrayProto && dataValue(own) === arrayValues && dataValue(next) === arrayIteratorNext
   }
 
   type Native = (self: unknown, args: unknown[]) => boolean
   function guard(owner: object, key: string, native: Native, fallback: (self: unknown, args: unknown[]) => unknown): void {
-    const original = ownValue(getOwn(owner, key))
+    const original = dataValue(getOwn(owner, key))
     if (typeof original !== 'function') return
     const wrapped = new ProxyCtor(
       original,

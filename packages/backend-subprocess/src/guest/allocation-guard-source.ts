@@ -32,7 +32,6 @@ export const ALLOCATION_GUARD_SOURCE = `(function (p, report) {
   var define = p.defineProperty
   var describe = p.getOwnPropertyDescriptor
   var protoOf = p.getPrototypeOf
-  var hasOwn = p.hasOwn
   var indexOf = p.stringIndexOf
   var then = p.promiseThen
   var rangeErrorPrototype = p.rangeErrorPrototype
@@ -42,9 +41,8 @@ export const ALLOCATION_GUARD_SOURCE = `(function (p, report) {
     var message
     try {
       if (typeof error !== 'object' || error === null || protoOf(error) !== rangeErrorPrototype) return
-      var own = describe(error, 'message')
       // The descriptor's own field only: an accessor's has no 'value' to find on Object.prototype.
-      if (own !== undefined && apply(hasOwn, own, ['value'])) message = own.value
+      message = p.dataValue(describe(error, 'message'))
     } catch (e) {
       return
     }

@@ -34,21 +34,19 @@ export function abortMessage(reason: unknown): string {
 }
 
 /**
- * What a backend reports for a run it stopped: the signal's reason when it was aborted. A run the
- * engine stopped at the deadline itself (an interrupt handler, a child's own timer: `byDeadline`),
- * a moment before the signal fired, is a TIMEOUT all the same.
+ * What a backend reports for a run it stopped: the signal's reason when it was aborted; otherwise
+ * the engine's own deadline check stopped the guest (an interrupt handler, a child's own timer) a
+ * moment before the signal fired, which is a TIMEOUT all the same.
  */
-export function stopError(request: Pick<ExecuteRequest, 'signal' | 'deadline' | 'limits'>, byDeadline = false): RunError {
-  if (request.signal.aborted) return abortedError(request.signal.reason)
-  if (byDeadline || Date.now() >= request.deadline) return timeoutError(request.limits.timeoutMs)
-  return { code: 'ABORTED', message: 'the run was aborted' }
+export function stopError(request: Pick<ExecuteRequest, 'signal' | 'limits'>): RunError {
+  return request.signal.aborted ? abortedError(request.signal.reason) : timeoutError(request.limits.timeoutMs)
 }
 
 /**
  * Calls `onStop` once, with the error to report, when the request's signal aborts (at once if it
  * already has). Returns a function that stops watching.
  */
-export function watchStop(request: Pick<ExecuteRequest, 'signal' | 'deadline' | 'limits'>, onStop: (error: RunError) => void): () => void {
+export function watchStop(request: Pick<ExecuteRequest, 'signal' | 'limits'>, onStop: (error: RunError) => void): () => void {
   let watching = true
   const fire = () => {
     if (!watching) return

@@ -43,7 +43,6 @@ export function createCodec(p: Primordials): Codec {
     jsonStringify,
     jsonParse,
     setPrototypeOf: setProto,
-    hasOwn,
     arrayPrototype: arrayProto,
     arrayJoin,
     isFiniteNumber,
@@ -77,6 +76,10 @@ export function createCodec(p: Primordials): Codec {
     regexpPrototype: regexpProto,
     promisePrototype: promiseProto,
     objectPrototype: objectProto,
+    list,
+    own,
+    isData,
+    dataDescriptor,
   } = p
   const typedCtors: Record<string, new (n: number) => { [i: number]: unknown; length: number }> = create(null)
   const typedNames = [
@@ -106,11 +109,6 @@ export function createCodec(p: Primordials): Codec {
   errorCtors.EvalError = p.EvalErrorCtor
   errorCtors.URIError = p.URIErrorCtor
 
-  /** An array of our own: no prototype, so writing past its end defines a property and nothing else. */
-  function list<T>(): T[] {
-    return setProto([], null) as T[]
-  }
-
   /** Pieces of text gathered per join; well under QuickJS's length guard (2 ** 16). */
   const CHUNK = 4096
   const EMPTY_SEPARATOR = ['']
@@ -128,14 +126,6 @@ export function createCodec(p: Primordials): Codec {
   function quote(text: string): string {
     return jsonStringify(text)
   }
-
-  /** An own property's value, or undefined: never read through a prototype. */
-  function own(object: object, key: string): unknown {
-    return apply(hasOwn, object, [key]) ? (object as Record<string, unknown>)[key] : undefined
-  }
-
-  /** hasOwn's argument list for 'value', made once (Reflect.apply only reads it). */
-  const VALUE_KEY = ['value']
 
   function has(brand: Function, value: unknown, arg?: unknown): boolean {
     try {
@@ -377,7 +367,7 @@ export function createCodec(p: Primordials): Codec {
         if (descriptor === undefined) continue
         path[path.length] = key
         // Only the descriptor's own fields: a missing `get` would be looked up on Object.prototype.
-        if (!apply(hasOwn, descriptor, VALUE_KEY)) refuse('a getter or setter property')
+        if (!isData(descriptor)) refuse('a getter or setter property')
         spend(key.length + 4)
         if (!first) emit(',')
         first = false
@@ -419,16 +409,6 @@ export function createCodec(p: Primordials): Codec {
       return node
     }
     return decodeTagged(tag.value, own(node, 'v'), node, depth)
-  }
-
-  /** A data property defined with a descriptor that has no prototype (a guest's Object.prototype.get cannot join it). */
-  function defineData(target: object, key: string, value: unknown, enumerable: boolean): void {
-    const descriptor = create(null) as PropertyDescriptor
-    descriptor.value = value
-    descriptor.writable = true
-    descriptor.enumerable = enumerable
-    descriptor.configurable = true
-    defineProperty(target, key, descriptor)
   }
 
   function badWire(): never {
@@ -474,7 +454,7 @@ export function createCodec(p: Primordials): Codec {
         for (let i = 0; i < v.length; i++) {
           const entry = v[i]
           if (!isArray(entry) || entry.length !== 2 || typeof entry[0] !== 'string') return badWire()
-          defineData(out, entry[0], decodeTree(entry[1], depth + 1), true)
+          defineProperty(out, entry[0], dataDescriptor(decodeTree(entry[1], depth + 1), true))
         }
         return out
       }
@@ -485,7 +465,7 @@ export function createCodec(p: Primordials): Codec {
         const message = typeof rawMessage === 'string' ? rawMessage : ''
         const Ctor = errorCtors[name] ?? ErrorCtor
         const error = new Ctor(message)
-        if (Ctor === ErrorCtor && name !== 'Error') defineData(error, 'name', name, false)
+        if (Ctor === ErrorCtor && name !== 'Error') defineProperty(error, 'name', dataDescriptor(name, false))
         return error
       }
       case 'ArrayBuffer': {

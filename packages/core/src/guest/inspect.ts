@@ -46,9 +46,10 @@ export function createInspect(p: Primordials): Inspect {
     stringSlice,
     stringIndexOf,
     stringCharCodeAt: charCodeAt,
-    setPrototypeOf: setProto,
-    hasOwn,
     typedArrayLength,
+    list,
+    isData,
+    dataValue,
   } = p
   const MAX_DEPTH = 2
   const MAX_ITEMS = 100
@@ -57,16 +58,6 @@ export function createInspect(p: Primordials): Inspect {
   const MAX_PROBES = 10_000
   const MAX_STRING = 10_000
   const BREAK_LENGTH = 72
-
-  /** An array of our own: no prototype, so appending to it reaches no accessor the guest defined. */
-  function list<T>(): T[] {
-    return setProto([], null) as T[]
-  }
-
-  /** The value of a data descriptor, read from its own fields only (undefined for an accessor). */
-  function dataValue(descriptor: PropertyDescriptor | undefined): unknown {
-    return descriptor !== undefined && apply(hasOwn, descriptor, ['value']) ? descriptor.value : undefined
-  }
 
   function has(brand: Function, value: unknown): boolean {
     try {
@@ -183,14 +174,14 @@ export function createInspect(p: Primordials): Inspect {
       const key = names[i] as string | symbol
       const descriptor = describeProp(value, key)
       if (!descriptor || !descriptor.enumerable) continue
-      const isData = apply(hasOwn, descriptor, ['value'])
+      const dataProperty = isData(descriptor)
       if (skipIndices && typeof key === 'string' && isIndex(key)) continue
       if (out.length >= MAX_ITEMS) {
         out[out.length] = '...'
         break
       }
       let rendered: string
-      if (isData) rendered = inner(descriptor.value, seen, depth + 1, indent + '  ')
+      if (dataProperty) rendered = inner(descriptor.value, seen, depth + 1, indent + '  ')
       else if (descriptor.get && descriptor.set) rendered = '[Getter/Setter]'
       else if (descriptor.get) rendered = '[Getter]'
       else rendered = '[Setter]'

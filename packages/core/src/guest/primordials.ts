@@ -14,17 +14,55 @@ export function capturePrimordials() {
   const describe = Object.getOwnPropertyDescriptor
   const getter = (owner: object, key: PropertyKey): (() => unknown) => (describe(owner, key) as PropertyDescriptor).get as () => unknown
   const typedArrayPrototype = Object.getPrototypeOf(Uint8Array.prototype) as object
+  const apply = Reflect.apply
+  const hasOwn = Object.prototype.hasOwnProperty
+  const setPrototypeOf = Object.setPrototypeOf
+  const create = Object.create
+  const VALUE_KEY = ['value']
+
+  // Helpers every guest-side source needs, built on the captured built-ins only.
+  /** An array of our own: no prototype, so writing past its end reaches no accessor the guest defined. */
+  const list = <T>(): T[] => setPrototypeOf([], null) as T[]
+  /**
+   * An own property's value, or undefined (also for a primitive): never read through a prototype,
+   * nor through a descriptor (a Node vm context's global hands V8 one of the guest's realm).
+   */
+  const own = (object: unknown, key: PropertyKey): unknown =>
+    ((typeof object === 'object' && object !== null) || typeof object === 'function') && apply(hasOwn, object, [key])
+      ? (object as Record<PropertyKey, unknown>)[key]
+      : undefined
+  /** Whether a descriptor from getOwnPropertyDescriptor is a data property's, by its own fields. */
+  const isData = (descriptor: PropertyDescriptor | undefined): boolean =>
+    descriptor !== undefined && (apply(hasOwn, descriptor, VALUE_KEY) as boolean)
+  /** A data descriptor's value; undefined for an accessor or no property. */
+  const dataValue = (descriptor: PropertyDescriptor | undefined): unknown =>
+    isData(descriptor) ? (descriptor as PropertyDescriptor).value : undefined
+  /** A writable, configurable data descriptor with no prototype (a guest's Object.prototype.get cannot join it). */
+  const dataDescriptor = (value: unknown, enumerable: boolean): PropertyDescriptor => {
+    const descriptor = create(null) as PropertyDescriptor
+    descriptor.value = value
+    descriptor.writable = true
+    descriptor.enumerable = enumerable
+    descriptor.configurable = true
+    return descriptor
+  }
+
   const captured = {
-    apply: Reflect.apply,
+    list,
+    own,
+    isData,
+    dataValue,
+    dataDescriptor,
+    apply,
     construct: Reflect.construct,
     ownKeys: Reflect.ownKeys,
     keys: Object.keys,
-    create: Object.create,
+    create,
     defineProperty: Object.defineProperty,
     getOwnPropertyDescriptor: describe,
     getPrototypeOf: Object.getPrototypeOf,
-    setPrototypeOf: Object.setPrototypeOf,
-    hasOwn: Object.prototype.hasOwnProperty,
+    setPrototypeOf,
+    hasOwn,
     objectIs: Object.is,
     isArray: Array.isArray,
     isFiniteNumber: Number.isFinite,
@@ -98,7 +136,7 @@ export function capturePrimordials() {
     toStringTagSymbol: Symbol.toStringTag,
   }
   // A record of our own: no prototype for a guest to reach through, and frozen.
-  Object.setPrototypeOf(captured, null)
+  setPrototypeOf(captured, null)
   return Object.freeze(captured)
 }
 

@@ -30,7 +30,6 @@ export function cordonGuestRuntime(
     defineProperty,
     create,
     keys,
-    setPrototypeOf: setProto,
     hasOwn,
     jsonParse,
     jsonStringify,
@@ -42,7 +41,13 @@ export function cordonGuestRuntime(
     StringCtor,
     stringSlice,
     stringIndexOf,
+    list,
+    own,
+    dataDescriptor,
   } = p
+  // Everything this runtime keeps for itself lives in null-prototype arrays and records (`list`,
+  // `create(null)`), is read as own data only (`own`), and is written to JSON by hand (a primitive
+  // string is the one thing handed to JSON.stringify): the guest's prototypes never reach it.
   /** What the run reports when even describing a failure failed: a constant, so it cannot throw. */
   const UNDESCRIBABLE = '{"name":"Error","message":"a value that could not be described was thrown"}'
 
@@ -62,22 +67,6 @@ export function cordonGuestRuntime(
   /** Tool functions this runtime defined, so the next run of a session can take them back. */
   let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = list()
 
-  // Everything this runtime keeps for itself lives in null-prototype arrays and records, is read
-  // as own data only, and is written to JSON by hand (a primitive string is the one thing handed
-  // to JSON.stringify): whatever the guest does to its prototypes, none of it reaches this code.
-  function list<T>(): T[] {
-    return setProto([], null) as T[]
-  }
-
-  /**
-   * An own property's value, or undefined: never read through a prototype. (Not by descriptor:
-   * on a Node vm context's global, Node hands V8 a descriptor object of the guest's realm.)
-   */
-  function own(object: unknown, key: string): unknown {
-    if (typeof object !== 'object' || object === null) return undefined
-    return apply(hasOwn, object, [key]) ? (object as Record<string, unknown>)[key] : undefined
-  }
-
   /** `{"k":"v",…}` of the fields whose value is a string; the rest are left out. */
   function stringRecord(fields: string[]): string {
     let out = '{'
@@ -87,15 +76,6 @@ export function cordonGuestRuntime(
       out += (out === '{' ? '' : ',') + '"' + fields[i] + '":' + jsonStringify(value)
     }
     return out + '}'
-  }
-
-  function dataDescriptor(value: unknown, enumerable: boolean): PropertyDescriptor {
-    const descriptor = create(null) as PropertyDescriptor
-    descriptor.value = value
-    descriptor.writable = true
-    descriptor.enumerable = enumerable
-    descriptor.configurable = true
-    return descriptor
   }
 
   /**

@@ -94,7 +94,9 @@ export class RunBridge implements ToolBridge {
       if (this.signal.aborted) throw new Error('the run has ended')
       const tool = this.registry.byName.get(name)!
       const value =
-        tool.timeoutMs === undefined ? await tool.execute(input, { signal: this.signal, name }) : await this.withTimeout(name, tool, input)
+        tool.timeoutMs === undefined
+          ? await tool.execute(input, { signal: this.signal, name })
+          : await this.withTimeout(name, tool, input, tool.timeoutMs)
       return this.encodeResult(name, value)
     } catch (error) {
       throw toGuestError(error)
@@ -107,8 +109,7 @@ export class RunBridge implements ToolBridge {
    * One call under the tool's own timeoutMs: its signal aborts when the run's does or when the
    * time is up, and then the guest's call rejects at once (a late answer is dropped).
    */
-  private async withTimeout(name: string, tool: ToolDefinition, input: unknown): Promise<unknown> {
-    const timeoutMs = tool.timeoutMs as number
+  private async withTimeout(name: string, tool: ToolDefinition, input: unknown, timeoutMs: number): Promise<unknown> {
     const call = new AbortController()
     const onRunStop = () => call.abort(this.signal.reason)
     this.signal.addEventListener('abort', onRunStop, { once: true })

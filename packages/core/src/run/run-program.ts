@@ -53,13 +53,13 @@ export async function prepareRun(
 
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
   const { backend, limits } = plan
-  const controller = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
-  const bridge = new RunBridge(plan.registry, prepared.validators, limits, controller.signal, (e) => controller.stop(e))
+  const runStop = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
+  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e))
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
-    const reason = controller.reason
+    const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
-    controller.finish()
+    runStop.finish()
     bridge.logs.closed = true
     return toResult(plan, outcome, reason, bridge, program)
   }
@@ -70,8 +70,8 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
       error: { code: 'CODE_LIMIT', message: `the code is larger than maxCodeBytes (${limits.maxCodeBytes} bytes)` },
     })
   }
-  if (plan.options.signal?.aborted) controller.stop(new SandboxError('ABORTED', 'the run was aborted before it started'))
-  if (controller.reason) return finish({ ok: false, error: { code: controller.reason.code, message: controller.reason.message } })
+  if (plan.options.signal?.aborted) runStop.stop(new SandboxError('ABORTED', 'the run was aborted before it started'))
+  if (runStop.reason) return finish({ ok: false, error: { code: runStop.reason.code, message: runStop.reason.message } })
   const unsupported = unsupportedFeature(plan)
   if (unsupported) return finish({ ok: false, error: { code: 'UNSUPPORTED', message: unsupported } })
 
@@ -87,7 +87,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     maxLogBytes: limits.maxLogBytes,
   })},"globals":${prepared.globalsWire}}`
 
-  const watchdog = controller.watchdog()
+  const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))
   executed = true
   let outcome: ExecuteOutcome
@@ -99,8 +99,8 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         setup,
         tools: plan.registry.descriptors,
         limits,
-        deadline: controller.deadline,
-        signal: controller.signal,
+        deadline: runStop.deadline,
+        signal: runStop.signal,
         host: bridge,
       }).catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
       watchdog.promise.then((): ExecuteOutcome => ({
