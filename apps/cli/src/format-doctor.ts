@@ -51,12 +51,16 @@ function explanation(candidate: CandidateReport, paint: Paint): string[] {
   return out
 }
 
-/** `process: memoryLimit survivesGuestOom …` — the isolation kind, then every yes. */
+/**
+ * `process: memoryLimit survivesGuestOom …` — the isolation kind, then every yes; a backend that
+ * runs guest code on the host's thread says so in words, since that is what a server owner must know.
+ */
 export function formatCapabilities(capabilities: BackendCapabilities): string {
   const yes = Object.entries(capabilities)
     .filter(([, value]) => value === true)
     .map(([key]) => key)
-  return `${capabilities.isolation}: ${yes.join(' ')}`
+  const stalls = capabilities.preemptive ? '' : ' (can stall the host)'
+  return `${capabilities.isolation}: ${yes.join(' ')}${stalls}`
 }
 
 function runtimeName(kind: Diagnosis['runtime']['kind']): string {

@@ -16,6 +16,9 @@ describe('cordon doctor', () => {
       // Columns line up under the header.
       expect(row.indexOf('available')).toBe(header.indexOf('status'))
       expect(row).toMatch(/available +\d+ {2}(process|wasm|v8-isolate): .*memoryLimit/)
+      // Every default backend keeps guest code off the host's thread.
+      expect(row).toMatch(/ preemptive/)
+      expect(row).not.toContain('can stall the host')
     }
     expect(r.stdout).toContain('ran the probe program with a tool call on quickjs')
     expect(r.stdout).toMatch(/\nchosen: \w+: /)

@@ -17,4 +17,6 @@ export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   heapStats: true,
   networkIsolation: false,
   sessions: true,
+  // The isolate runs on a thread of its own; disposing it from the host stops any guest code.
+  preemptive: true,
 })

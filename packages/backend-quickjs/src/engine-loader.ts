@@ -83,8 +83,14 @@ async function loadEngine(options: ResolvedQuickJSOptions): Promise<Engine> {
   }
 }
 
-async function loadVariant(input: Loadable<VariantInput> | undefined): Promise<QuickJSSyncVariant> {
-  const loaded: unknown = input === undefined ? await import('@jitl/quickjs-wasmfile-release-sync') : await load(input)
+async function loadVariant(input: Loadable<VariantInput> | string | undefined): Promise<QuickJSSyncVariant> {
+  // A string names the variant's module, resolved from this package (how worker threads get theirs).
+  const loaded: unknown =
+    input === undefined
+      ? await import('@jitl/quickjs-wasmfile-release-sync')
+      : typeof input === 'string'
+        ? await import(/* @vite-ignore */ input)
+        : await load(input)
   const variant = unwrapDefault(loaded)
   if (typeof variant !== 'object' || variant === null || typeof variant.importModuleLoader !== 'function') {
     throw new TypeError('the variant is not a quickjs-emscripten variant object')

@@ -1,3 +1,3 @@
 export { createQuickJSBackend } from './quickjs-backend.js'
-export { QUICKJS_CAPABILITIES } from './capabilities.js'
-export type { Loadable, QuickJSBackendOptions, VariantInput, WasmModuleInput } from './options.js'
+export { INLINE_CAPABILITIES, QUICKJS_CAPABILITIES } from './capabilities.js'
+export type { Loadable, QuickJSBackendOptions, QuickJSThread, VariantInput, WasmModuleInput } from './options.js'

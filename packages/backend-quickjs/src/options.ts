@@ -14,13 +14,34 @@ export type VariantInput = QuickJSSyncVariant | { default: QuickJSSyncVariant } 
 /** A compiled WebAssembly module, its bytes, or where to read them from. */
 export type WasmModuleInput = WebAssembly.Module | ArrayBuffer | ArrayBufferView | URL | string
 
+/** Where guest code runs: in worker threads (default), or on the host's own thread. */
+export type QuickJSThread = 'worker' | 'inline'
+
 export interface QuickJSBackendOptions {
+  /**
+   * `'worker'` (default): engines run in a pool of worker threads, so guest code never holds the
+   * host's event loop, and an abort, a deadline or dispose stops even a guest that never yields
+   * (through a flag in shared memory; a worker stuck in one long native call is terminated and
+   * replaced). `'inline'`: engines run on the host's thread: the fastest tool calls, for hosts
+   * without worker threads, but a guest that spins holds the host until its deadline, and an
+   * abort cannot interrupt it.
+   */
+  thread?: QuickJSThread
+  /**
+   * Most worker threads at once (worker mode). Runs go to an idle worker first, then to a new
+   * one, and share a worker only when this many are busy. Default: twice the machine's cores,
+   * from 2 to 16. One worker is kept when idle; extra idle ones end after a few seconds.
+   */
+  workers?: number
   /**
    * The QuickJS build to run: a quickjs-emscripten **sync** variant (asyncify variants allow one
    * suspension at a time and are refused). Default: `@jitl/quickjs-wasmfile-release-sync`,
    * imported on the first run. Example: `{ variant: () => import('@jitl/quickjs-wasmfile-debug-sync') }`.
+   * In worker mode each worker imports the variant itself, so give its module specifier or URL
+   * (e.g. `'@jitl/quickjs-wasmfile-debug-sync'`, resolved from this package): a variant object
+   * or function cannot cross to a worker.
    */
-  variant?: Loadable<VariantInput>
+  variant?: Loadable<VariantInput> | string
   /**
    * The variant's `.wasm`, compiled once per backend: a `WebAssembly.Module`, its bytes, or a
    * URL/path to read. Found automatically for the default variant on Node, Bun and Deno; pass it
@@ -54,7 +75,10 @@ export interface QuickJSBackendOptions {
 }
 
 export interface ResolvedQuickJSOptions {
-  variant: Loadable<VariantInput> | undefined
+  thread: QuickJSThread
+  /** Undefined: chosen from the machine's cores at the first run. */
+  workers: number | undefined
+  variant: Loadable<VariantInput> | string | undefined
   wasmModule: Loadable<WasmModuleInput> | undefined
   poolSize: number
   maxStackSizeBytes: number
@@ -70,7 +94,23 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
   if (typeof options !== 'object' || options === null) {
     throw new SandboxError('INVALID_OPTIONS', 'createQuickJSBackend: options must be an object')
   }
+  const thread = options.thread ?? 'worker'
+  if (thread !== 'worker' && thread !== 'inline') {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `createQuickJSBackend: thread must be 'worker' or 'inline', got ${describeOptionValue(thread)}`,
+    )
+  }
+  if (thread === 'worker' && options.variant !== undefined && typeof options.variant !== 'string') {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      'createQuickJSBackend: in worker mode (the default) variant must be a module specifier or URL string that each worker imports; a variant object or function cannot cross to a worker',
+      { fix: "Pass the variant's package name, e.g. { variant: '@jitl/quickjs-wasmfile-debug-sync' }, or { thread: 'inline' }." },
+    )
+  }
   return {
+    thread,
+    workers: options.workers === undefined ? undefined : integer('workers', options.workers, 1, 1, 256),
     variant: options.variant,
     wasmModule: options.wasmModule,
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 16),

@@ -1,98 +1,16 @@
-import { SandboxError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
-import { QUICKJS_CAPABILITIES } from './capabilities.js'
-import { describeError } from './engine-failure.js'
-import { engineLoader, type Engine } from './engine-loader.js'
-import { EnginePool } from './pool.js'
-import { createFreshEngine } from './fresh-engine.js'
+import type { SandboxBackend } from '@cordon/core/backend'
+import { createInlineBackend } from './inline-backend.js'
 import { resolveOptions, type QuickJSBackendOptions } from './options.js'
-import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
+import { createWorkerBackend } from './worker-backend.js'
 
 /**
  * A backend that runs each guest in QuickJS compiled to WebAssembly, in a WASM instance of its
- * own whose memory is capped at `memoryMb`: one instance per run, or per session. Nothing is
- * loaded until the first run.
+ * own whose memory is capped at `memoryMb`: one instance per run, or per session. By default the
+ * instances live in worker threads (`thread: 'worker'`), so a guest can never hold the host's
+ * event loop; `thread: 'inline'` keeps them on the host's thread. Nothing is loaded until the
+ * first run.
  */
 export function createQuickJSBackend(options?: QuickJSBackendOptions): SandboxBackend {
   const settings = resolveOptions(options)
-  const loadEngine = engineLoader(settings)
-  let engine: Engine | undefined
-  const pool = new EnginePool(
-    settings.poolSize,
-    async (capPages) =>
-      makeReadyEngine(
-        await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage),
-        settings.onDisposeError,
-      ),
-    releaseReadyEngine,
-  )
-  const sessions = new Set<SessionEngine>()
-
-  /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */
-  async function open(memoryMb: number, keepEngine: boolean): Promise<SessionEngine> {
-    try {
-      engine ??= await loadEngine()
-    } catch (error) {
-      throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE'
-        ? error
-        : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
-    }
-    let ready: ReadyEngine
-    try {
-      ready = await pool.take(engine.capPagesFor(memoryMb))
-    } catch (error) {
-      // BACKEND_UNAVAILABLE, MEMORY_LIMIT, or the guest runtime failing to start (BACKEND_CRASHED).
-      if (SandboxError.isInstance(error)) throw error
-      throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
-    }
-    if (!keepEngine) return SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError })
-    const session = SessionEngine.open(ready, {
-      keepEngine,
-      onDisposeError: settings.onDisposeError,
-      onRelease: () => sessions.delete(session),
-    })
-    sessions.add(session)
-    return session
-  }
-
-  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    if (request.signal.aborted) return notStarted(request)
-    let once: SessionEngine
-    try {
-      once = await open(request.limits.memoryMb, false)
-    } catch (error) {
-      if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE')
-        return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
-      if (SandboxError.isInstance(error)) return { ok: false, error: { code: error.code, message: error.message } }
-      return {
-        ok: false,
-        error: { code: 'BACKEND_CRASHED', message: `QuickJS backend: could not start an engine: ${describeError(error)}` },
-      }
-    }
-    // A one-off run lets its engine go when it ends, however it ends.
-    return once.execute(request)
-  }
-
-  return {
-    specificationVersion: 'v1',
-    name: 'quickjs',
-    capabilities: QUICKJS_CAPABILITIES,
-    execute,
-    openSession: (request: SessionRequest): Promise<BackendSession> => open(request.memoryMb, true),
-    async dispose() {
-      pool.close()
-      await Promise.all([...sessions].map((session) => session.dispose()))
-    },
-  }
-}
-
-function notStarted(request: ExecuteRequest): ExecuteOutcome {
-  const reason: unknown = request.signal.reason
-  if (SandboxError.isInstance(reason)) return { ok: false, error: { code: reason.code, message: reason.message } }
-  return { ok: false, error: { code: 'ABORTED', message: 'the run was aborted before it started' } }
-}
-
-function unavailableMessage(error: unknown): string {
-  if (SandboxError.isInstance(error)) return error.fix === undefined ? error.message : `${error.message}. ${error.fix}`
-  return `QuickJS could not be loaded: ${describeError(error)}`
+  return settings.thread === 'inline' ? createInlineBackend(settings) : createWorkerBackend(settings)
 }

@@ -2,6 +2,7 @@ import type { RunError } from '@cordon/core'
 import {
   RUN_ENDED_REPLY,
   createGuestRelay,
+  pollStop,
   watchStop,
   type ExecuteOutcome,
   type ExecuteRequest,
@@ -183,7 +184,9 @@ export class GuestRun implements RunHooks {
   private limitReached(): EndReason | undefined {
     if (this.engine.fresh.guard.exceeded) return 'memory'
     if (Date.now() >= this.request.deadline) return 'deadline'
-    if (this.request.signal.aborted) return 'aborted'
+    // pollStop also reads a stop the host set in shared memory (worker mode), which no event
+    // could deliver while guest code keeps this thread busy.
+    if (pollStop(this.request.signal)) return 'aborted'
     return undefined
   }
 

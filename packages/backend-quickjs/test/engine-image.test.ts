@@ -10,6 +10,7 @@ import { resolveOptions } from '../src/options.js'
 
 const release = resolveOptions({})
 const debug = resolveOptions({
+  thread: 'inline',
   variant: () => import('@jitl/quickjs-wasmfile-debug-sync'),
   wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
 })

@@ -1,7 +1,7 @@
 import { createSandbox, isSandboxError } from '@cordon/core'
 import type { QuickJSSyncVariant } from 'quickjs-emscripten-core'
 import { describe, expect, test } from 'vitest'
-import { QUICKJS_CAPABILITIES, createQuickJSBackend } from '../src/index.js'
+import { INLINE_CAPABILITIES, QUICKJS_CAPABILITIES, createQuickJSBackend } from '../src/index.js'
 import { codeOf, executeDirect } from './helpers/execute.js'
 
 const realVariant = () => import('@jitl/quickjs-wasmfile-release-sync')
@@ -11,13 +11,14 @@ describe('construction', () => {
   test('does no I/O: a variant that cannot load fails only when a run needs it', async () => {
     let loads = 0
     const backend = createQuickJSBackend({
+      thread: 'inline',
       variant: () => {
         loads++
         throw new Error('Cannot find package @jitl/nope')
       },
     })
     expect(loads).toBe(0)
-    expect(backend.capabilities).toEqual(QUICKJS_CAPABILITIES)
+    expect(backend.capabilities).toEqual(INLINE_CAPABILITIES)
     const run = await executeDirect(backend, 'return 1')
     expect(codeOf(run)).toBe('BACKEND_UNAVAILABLE')
     expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(
@@ -25,21 +26,45 @@ describe('construction', () => {
     )
   })
 
-  test.each([[{ poolSize: -1 }], [{ poolSize: 1.5 }], [{ maxStackSizeBytes: 10 }], [{ engineImage: 'yes' }], [null]])(
-    'rejects bad options %j',
-    (options) => {
-      let thrown: unknown
-      try {
-        createQuickJSBackend(options as never)
-      } catch (error) {
-        thrown = error
-      }
-      expect(isSandboxError(thrown, 'INVALID_OPTIONS')).toBe(true)
-    },
-  )
+  test.each([
+    [{ poolSize: -1 }],
+    [{ poolSize: 1.5 }],
+    [{ maxStackSizeBytes: 10 }],
+    [{ engineImage: 'yes' }],
+    [null],
+    [{ thread: 'main' }],
+    [{ workers: 0 }],
+    [{ workers: 2.5 }],
+  ])('rejects bad options %j', (options) => {
+    let thrown: unknown
+    try {
+      createQuickJSBackend(options as never)
+    } catch (error) {
+      thrown = error
+    }
+    expect(isSandboxError(thrown, 'INVALID_OPTIONS')).toBe(true)
+  })
 
   test('the capabilities manifest is plain JSON', () => {
     expect(JSON.parse(JSON.stringify(QUICKJS_CAPABILITIES))).toEqual(QUICKJS_CAPABILITIES)
+  })
+
+  test('worker mode is the default and preemptive; inline mode says it is not', () => {
+    expect(createQuickJSBackend().capabilities).toEqual(QUICKJS_CAPABILITIES)
+    expect(QUICKJS_CAPABILITIES.preemptive).toBe(true)
+    expect(createQuickJSBackend({ thread: 'inline' }).capabilities).toEqual(INLINE_CAPABILITIES)
+    expect(INLINE_CAPABILITIES.preemptive).toBe(false)
+  })
+
+  test('in worker mode a variant object or function is refused at construction, saying what to pass', () => {
+    let thrown: unknown
+    try {
+      createQuickJSBackend({ variant: realVariant })
+    } catch (error) {
+      thrown = error
+    }
+    expect(isSandboxError(thrown, 'INVALID_OPTIONS')).toBe(true)
+    expect((thrown as { fix?: string }).fix).toMatch(/thread: 'inline'/)
   })
 })
 
@@ -47,6 +72,7 @@ describe('loading', () => {
   test('a failed load is not cached: the next run tries again', async () => {
     let attempt = 0
     const backend = createQuickJSBackend({
+      thread: 'inline',
       variant: async () => {
         if (++attempt === 1) throw new Error('transient')
         return realVariant()
@@ -60,13 +86,16 @@ describe('loading', () => {
 
   test('an asyncify variant is refused with the reason', async () => {
     const asyncify = { type: 'async', importFFI: async () => ({}), importModuleLoader: async () => ({}) } as unknown as QuickJSSyncVariant
-    const run = await executeDirect(createQuickJSBackend({ variant: asyncify }), 'return 1')
+    const run = await executeDirect(createQuickJSBackend({ thread: 'inline', variant: asyncify }), 'return 1')
     expect(codeOf(run)).toBe('BACKEND_UNAVAILABLE')
     expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(/sync variant/)
   })
 
   test('a wasmModule that is not WebAssembly is BACKEND_UNAVAILABLE', async () => {
-    const run = await executeDirect(createQuickJSBackend({ variant: realVariant, wasmModule: new Uint8Array([1, 2, 3]) }), 'return 1')
+    const run = await executeDirect(
+      createQuickJSBackend({ thread: 'inline', variant: realVariant, wasmModule: new Uint8Array([1, 2, 3]) }),
+      'return 1',
+    )
     expect(codeOf(run)).toBe('BACKEND_UNAVAILABLE')
   })
 
@@ -74,16 +103,49 @@ describe('loading', () => {
     const { readFile } = await import('node:fs/promises')
     const bytes = new Uint8Array(await readFile(wasmUrl()))
     for (const wasmModule of [bytes, await WebAssembly.compile(bytes)]) {
-      const sandbox = createSandbox(createQuickJSBackend({ variant: realVariant, wasmModule }))
+      const sandbox = createSandbox(createQuickJSBackend({ thread: 'inline', variant: realVariant, wasmModule }))
       expect(await sandbox.run('6 * 7')).toMatchObject({ ok: true, value: 42 })
       await sandbox.dispose()
     }
   })
 
   test('a custom variant without wasmModule works (Emscripten loads its file each run)', async () => {
-    const sandbox = createSandbox(createQuickJSBackend({ variant: realVariant, poolSize: 0 }))
+    const sandbox = createSandbox(createQuickJSBackend({ thread: 'inline', variant: realVariant, poolSize: 0 }))
     expect(await sandbox.run('6 * 7')).toMatchObject({ ok: true, value: 42 })
     await sandbox.dispose()
+  })
+})
+
+describe('loading in worker threads', () => {
+  const variant = '@jitl/quickjs-wasmfile-release-sync'
+
+  test('a variant named by its package runs, with or without wasmModule', async () => {
+    for (const options of [{ variant }, { variant, wasmModule: wasmUrl }]) {
+      const sandbox = createSandbox(createQuickJSBackend(options))
+      expect(await sandbox.run('6 * 7')).toMatchObject({ ok: true, value: 42 })
+      await sandbox.dispose()
+    }
+  })
+
+  test('a variant that cannot be imported is BACKEND_UNAVAILABLE, with the reason', async () => {
+    const backend = createQuickJSBackend({ variant: '@jitl/no-such-variant' })
+    const run = await executeDirect(backend, 'return 1')
+    expect(codeOf(run)).toBe('BACKEND_UNAVAILABLE')
+    expect(run.outcome.ok ? '' : run.outcome.error.message).toMatch(/no-such-variant/)
+    await backend.dispose()
+  })
+
+  test('the wasm can be injected as bytes or as a compiled module, and bad bytes are BACKEND_UNAVAILABLE', async () => {
+    const { readFile } = await import('node:fs/promises')
+    const bytes = new Uint8Array(await readFile(wasmUrl()))
+    for (const wasmModule of [bytes, await WebAssembly.compile(bytes)]) {
+      const sandbox = createSandbox(createQuickJSBackend({ variant, wasmModule }))
+      expect(await sandbox.run('6 * 7')).toMatchObject({ ok: true, value: 42 })
+      await sandbox.dispose()
+    }
+    const broken = createQuickJSBackend({ variant, wasmModule: new Uint8Array([1, 2, 3]) })
+    expect(codeOf(await executeDirect(broken, 'return 1'))).toBe('BACKEND_UNAVAILABLE')
+    await broken.dispose()
   })
 })
 

@@ -14,5 +14,7 @@ export function subprocessCapabilities(networkIsolation: NetworkIsolationMode): 
     networkIsolation: networkIsolation === 'required',
     // One child process per session, kept from the first run to the last (session.ts).
     sessions: true,
+    // Guest code runs in a child process, which is killed when a stopped run does not end.
+    preemptive: true,
   })
 }

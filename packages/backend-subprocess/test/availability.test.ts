@@ -18,6 +18,7 @@ describe('construction and availability', () => {
       heapStats: true,
       networkIsolation: false,
       sessions: true,
+      preemptive: true,
     })
     expect(createSubprocessBackend({ networkIsolation: 'required' }).capabilities.networkIsolation).toBe(true)
   })

@@ -10,6 +10,7 @@ import { limitsChecks } from './groups/limits.js'
 import { logsChecks } from './groups/logs.js'
 import { normalizationChecks } from './groups/normalization.js'
 import { poisoningChecks } from './groups/poisoning.js'
+import { preemptionChecks } from './groups/preemption.js'
 import { toolsChecks } from './groups/tools.js'
 import { sessionsChecks } from './groups/sessions.js'
 import { valuesChecks } from './groups/values.js'
@@ -35,6 +36,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   attacks: attacksChecks,
   dos: dosChecks,
   poisoning: poisoningChecks,
+  preemption: preemptionChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -94,6 +96,7 @@ export const describeSessions = describer('sessions')
 export const describeAttacks = describer('attacks')
 export const describeDos = describer('dos')
 export const describePoisoning = describer('poisoning')
+export const describePreemption = describer('preemption')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -11,6 +11,7 @@ export {
   describeLogs,
   describeNormalization,
   describePoisoning,
+  describePreemption,
   describeSessions,
   describeTools,
   describeValues,

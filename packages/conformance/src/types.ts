@@ -19,6 +19,7 @@ export const CONFORMANCE_GROUPS = [
   'attacks',
   'dos',
   'poisoning',
+  'preemption',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -15,6 +15,7 @@ import {
   createTimeoutIgnoringBackend,
 } from './fakes/broken-backends.js'
 import { createVmBackend } from './fakes/vm-backend.js'
+import type { SandboxBackend } from '@cordon/core/backend'
 
 function check(name: string): ConformanceCheck {
   const found = conformanceChecks.find((c) => c.name === name)
@@ -89,6 +90,27 @@ for (const broken of BROKEN) {
     }
   })
 }
+
+describe('a backend that claims preemptive but runs guest code on the host thread', () => {
+  // No fake backend here is preemptive (the reference one is node:vm on the host's thread), so the
+  // passing side of these checks is the QuickJS worker mode's and the subprocess backend's own
+  // conformance runs.
+  const liar = (): SandboxBackend => {
+    const backend = createVmBackend({ name: 'broken-claims-preemptive' })
+    return { ...backend, capabilities: { ...backend.capabilities, preemptive: true } }
+  }
+  for (const name of [
+    "the host's event loop keeps turning while a guest spins",
+    'abort ends a spinning guest ABORTED at once, long before its deadline',
+    'dispose() during a spin returns promptly and the run resolves ABORTED',
+    'runs in flight alongside a spinning guest finish on time',
+  ]) {
+    it(`fails: ${name}`, async () => {
+      const outcome = await runConformanceCheck(check(name), liar)
+      expect(outcome.status).toBe('failed')
+    })
+  }
+})
 
 describe('the check lists', () => {
   it('has unique names and one list per group', () => {

@@ -64,5 +64,20 @@ export function checkSmoke(plan, result) {
   for (const [name, r] of Object.entries(forced)) {
     check(`createSandbox({ backend: '${name}' }) runs the program`, r.ok && r.value === '1,2' && r.backend === name, JSON.stringify(r))
   }
+  const { preemption } = result
+  if (preemption !== undefined) {
+    // Worker-mode QuickJS: the host's timers fire while a guest spins, and an abort ends a spin at
+    // once. Bounds are loose (a held thread gives 0 ticks and waits for the 10 s deadline).
+    check(
+      'quickjs: the event loop turns while a guest spins',
+      preemption.spinCode === 'TIMEOUT' && preemption.ticks >= 20,
+      JSON.stringify(preemption),
+    )
+    check(
+      'quickjs: abort ends a spinning guest',
+      preemption.abortCode === 'ABORTED' && preemption.abortMs < 2_000,
+      JSON.stringify(preemption),
+    )
+  }
   return checks
 }

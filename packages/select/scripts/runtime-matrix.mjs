@@ -97,7 +97,9 @@ function describe(smokeResult) {
   const parts = smokeResult.diagnosis.candidates.map((c) =>
     c.available ? `${c.name} ✓ ${c.probeMs}ms` : `${c.name} ✗ (${c.status}: ${c.reason.slice(0, 140)})`,
   )
-  return `${parts.join(', ')}; chose ${smokeResult.diagnosis.chosen ?? 'nothing'}, run ${smokeResult.chosen.ms}ms`
+  const p = smokeResult.preemption
+  const preemption = p ? `; quickjs spin: ${p.ticks} ticks, longest gap ${p.maxGapMs}ms, abort ${p.abortMs}ms` : ''
+  return `${parts.join(', ')}; chose ${smokeResult.diagnosis.chosen ?? 'nothing'}, run ${smokeResult.chosen.ms}ms${preemption}`
 }
 
 const { installed, ms: installMs } = await install(runtimes)

@@ -32,13 +32,50 @@ async function runOn(options) {
   }
 }
 
+/**
+ * Preemption on this runtime: a 5 ms interval's ticks while a guest spins for 1 s, and how long an
+ * abort 100 ms into a spin takes to end it (a worker-mode QuickJS must do both; inline could not).
+ */
+async function preemptionOn(backend) {
+  const sandbox = await createSandbox({ backend })
+  try {
+    let ticks = 0
+    let maxGapMs = 0
+    let last = performance.now()
+    const interval = setInterval(() => {
+      const now = performance.now()
+      maxGapMs = Math.max(maxGapMs, now - last)
+      last = now
+      ticks++
+    }, 5)
+    const spin = await sandbox.run('for (;;) {}', { timeoutMs: 1_000 })
+    clearInterval(interval)
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 100)
+    const begun = performance.now()
+    const aborted = await sandbox.run('for (;;) {}', { timeoutMs: 10_000, signal: controller.signal })
+    const abortMs = Math.round(performance.now() - begun - 100)
+    return {
+      spinCode: spin.ok ? 'ok' : spin.error.code,
+      ticks,
+      maxGapMs: Math.round(maxGapMs),
+      abortCode: aborted.ok ? 'ok' : aborted.error.code,
+      abortMs,
+    }
+  } finally {
+    await sandbox.dispose()
+  }
+}
+
 const started = performance.now()
 const diagnosis = await diagnose()
 const diagnoseMs = Math.round(performance.now() - started)
 const chosen = await runOn({})
 const forced = {}
 for (const c of diagnosis.candidates) if (c.available) forced[c.name] = await runOn({ backend: c.name })
+const quickjs = diagnosis.candidates.find((c) => c.name === 'quickjs')
+const preemption = quickjs?.available ? await preemptionOn('quickjs') : undefined
 // Keep stdout to the one JSON line: backends may log nothing, but be safe.
-process.stdout.write(`\n@@SMOKE@@${JSON.stringify({ diagnosis, diagnoseMs, chosen, forced })}\n`)
+process.stdout.write(`\n@@SMOKE@@${JSON.stringify({ diagnosis, diagnoseMs, chosen, forced, preemption })}\n`)
 // Warm pools and timers must not keep a finished smoke alive.
 process.exit(0)

@@ -11,6 +11,7 @@ const CAPABILITY_VALUES = {
   heapStats: [true, false],
   networkIsolation: [true, false],
   sessions: [true, false],
+  preemptive: [true, false],
 } as const satisfies { [K in keyof BackendCapabilities]: readonly BackendCapabilities[K][] }
 
 function invalid(message: string): never {

@@ -27,6 +27,7 @@ function noopBackend() {
       heapStats: false,
       networkIsolation: false,
       sessions: false,
+      preemptive: false,
     },
     async execute(request) {
       if (request.script.includes('host.echo')) {

@@ -12,6 +12,7 @@ const BOOLEAN_CAPABILITIES: readonly BooleanCapability[] = [
   'heapStats',
   'networkIsolation',
   'sessions',
+  'preemptive',
 ]
 const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = ['process', 'v8-isolate', 'wasm']
 

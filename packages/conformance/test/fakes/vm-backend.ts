@@ -147,6 +147,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
       heapStats: false,
       networkIsolation: false,
       sessions: true,
+      // It runs guest code on the host's thread.
+      preemptive: false,
     },
     execute: (request) => execute(request),
     async openSession(): Promise<BackendSession> {

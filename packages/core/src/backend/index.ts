@@ -23,7 +23,26 @@ export type { Primordials } from '../guest/primordials.js'
 export { createGuestRelay, outcomeFromDone, toolErrorPayload } from './guest-relay.js'
 export type { GuestDone, GuestEngine, GuestRelay } from './guest-relay.js'
 export { createRelaySwitch } from './relay-switch.js'
-export { BACKEND_STOP_GRACE_MS, RUN_ENDED_REPLY, RunStop, abortedError, stopError, timeoutError, watchStop } from './run-stop.js'
+export {
+  BACKEND_STOP_GRACE_MS,
+  RUN_ENDED_REPLY,
+  RunStop,
+  abortedError,
+  pollStop,
+  setStopPoll,
+  stopError,
+  timeoutError,
+  watchStop,
+} from './run-stop.js'
+export { CHANNEL_VERSION, parseReport } from './channel/channel-protocol.js'
+export type { Order, Report, ReportCaps, RunOrder, SyncReply } from './channel/channel-protocol.js'
+export { ChannelClient } from './channel/channel-client.js'
+export type { ChannelClientOptions, NearTransport } from './channel/channel-client.js'
+export { ChannelPool } from './channel/channel-pool.js'
+export type { ChannelPoolOptions, FarSideEvents, FarSideLink } from './channel/channel-pool.js'
+export { serveBackend } from './channel/serve-backend.js'
+export type { FarTransport } from './channel/serve-backend.js'
+export { RUN_SLOTS, SYNC_REPLY_INDEX, createStopFlags, stopRaised } from './channel/stop-flags.js'
 export type { RelaySwitch } from './relay-switch.js'
 export { decodeValue, encodeValue } from '../wire.js'
 export { describeOptionValue } from '../limits.js'

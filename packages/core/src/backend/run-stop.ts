@@ -42,6 +42,25 @@ export function stopError(request: Pick<ExecuteRequest, 'signal' | 'limits'>): R
   return request.signal.aborted ? abortedError(request.signal.reason) : timeoutError(request.limits.timeoutMs)
 }
 
+const stopPolls = new WeakMap<AbortSignal, () => void>()
+
+/**
+ * Registers how to learn of a stop that the event loop cannot deliver while guest code keeps this
+ * thread busy (a shared flag the host sets): `poll` aborts `signal`'s controller when it finds one.
+ */
+export function setStopPoll(signal: AbortSignal, poll: () => void): void {
+  stopPolls.set(signal, poll)
+}
+
+/**
+ * Whether the run must stop. An engine that checks from inside guest code (an interrupt handler)
+ * calls this rather than reading `signal.aborted`, so a stop set in shared memory reaches it too.
+ */
+export function pollStop(signal: AbortSignal): boolean {
+  if (!signal.aborted) stopPolls.get(signal)?.()
+  return signal.aborted
+}
+
 /**
  * Calls `onStop` once, with the error to report, when the request's signal aborts (at once if it
  * already has). Returns a function that stops watching.

@@ -16,6 +16,7 @@ export const BASE_CAPABILITIES: BackendCapabilities = {
   heapStats: false,
   networkIsolation: false,
   sessions: false,
+  preemptive: false,
 }
 
 /** Everything a fake backend did, for assertions. */

@@ -20,6 +20,11 @@ export interface BackendCapabilities {
   networkIsolation: boolean
   /** `openSession` is implemented: one guest context can run many programs and keep its state. */
   sessions: boolean
+  /**
+   * Guest code never runs on the host's thread: the host's event loop keeps turning while a guest
+   * spins, and an abort, the deadline or dispose stops even a guest that never yields, at once.
+   */
+  preemptive: boolean
 }
 
 /** Capability keys that are yes/no, for `require` filters and test selection. */

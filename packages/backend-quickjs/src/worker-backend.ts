@@ -1,0 +1,171 @@
+import { SandboxError } from '@cordon/core'
+import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core/backend'
+import { QUICKJS_CAPABILITIES } from './capabilities.js'
+import { describeError } from './engine-failure.js'
+import type { ResolvedQuickJSOptions, WasmModuleInput } from './options.js'
+import { compileWasm, defaultWasmUrl } from './wasm-source.js'
+import type { WorkerData } from './worker/worker-data.js'
+import { startWorker } from './worker-thread.js'
+
+/**
+ * How long a stopped run may take to report before it ends anyway with its stop reason (a run
+ * ends by its deadline + this); a worker that has not reported it a second later is stuck in one
+ * long native call and is terminated.
+ */
+export const WORKER_STOP_GRACE_MS = 60
+const WORKER_KILL_GRACE_MS = 1_000
+/** An idle worker beyond the first is ended after this long. */
+const WORKER_IDLE_MS = 5_000
+/** Longest string a worker may send in one report field (a value, a log line, tool arguments). */
+const MAX_REPORT_CHARS = 2 ** 30
+
+/**
+ * QuickJS in a pool of worker threads: the inline backend runs inside each worker, and runs,
+ * sessions, tool calls and logs cross as messages (the channel protocol of @cordon/core/backend).
+ * The host's event loop never runs guest code; stops reach a busy worker through shared memory.
+ */
+export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBackend {
+  let pool: Promise<ChannelPool> | undefined
+  let disposed = false
+
+  function ready(): Promise<ChannelPool> {
+    pool ??= startPool(settings).catch((error: unknown) => {
+      // Not cached: the next run tries again (e.g. after the missing package was installed).
+      pool = undefined
+      throw error
+    })
+    return pool
+  }
+
+  return {
+    specificationVersion: 'v1',
+    name: 'quickjs',
+    capabilities: QUICKJS_CAPABILITIES,
+    async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+      if (request.signal.aborted) return notStarted(request)
+      let workers: ChannelPool
+      try {
+        workers = await ready()
+      } catch (error) {
+        return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: unavailableMessage(error) } }
+      }
+      if (disposed) return { ok: false, error: { code: 'ABORTED', message: 'the backend was disposed' } }
+      return workers.execute(request)
+    },
+    async openSession(request): Promise<BackendSession> {
+      let workers: ChannelPool
+      try {
+        workers = await ready()
+      } catch (error) {
+        throw new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
+      }
+      return workers.openSession(request.memoryMb)
+    },
+    async dispose() {
+      disposed = true
+      const started = pool
+      pool = undefined
+      if (started === undefined) return
+      try {
+        ;(await started).dispose({ code: 'ABORTED', message: 'the backend was disposed' })
+      } catch {
+        // It never started: nothing to end.
+      }
+    },
+  }
+}
+
+async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool> {
+  let threads: typeof import('node:worker_threads')
+  try {
+    threads = await import('node:worker_threads')
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', 'this host has no worker threads (node:worker_threads): ' + describeError(error), {
+      cause: error,
+      fix: "Use createQuickJSBackend({ thread: 'inline' }); guest code then runs on the host's thread.",
+    })
+  }
+  const entry = await findWorkerEntry()
+  const data: WorkerData['settings'] = {
+    thread: 'worker',
+    variant: typeof settings.variant === 'string' ? settings.variant : undefined,
+    wasmModule: await hostCompiledModule(settings),
+    poolSize: settings.poolSize,
+    maxStackSizeBytes: settings.maxStackSizeBytes,
+    engineImage: settings.engineImage,
+    reportDisposeErrors: settings.onDisposeError !== undefined,
+  }
+  const { onDisposeError } = settings
+  return new ChannelPool({
+    label: 'QuickJS worker',
+    start: (events) => startWorker(threads, entry, data, events),
+    maxSides: settings.workers ?? defaultWorkerCount(await cores()),
+    minSides: 1,
+    idleMs: WORKER_IDLE_MS,
+    maxChars: MAX_REPORT_CHARS,
+    stopGraceMs: WORKER_STOP_GRACE_MS,
+    killGraceMs: WORKER_KILL_GRACE_MS,
+    onWarn: onDisposeError === undefined ? undefined : (message) => onDisposeError(new Error(message)),
+  })
+}
+
+/** Twice the cores (runs wait on tools as often as they compute), from 2 to 16. */
+export function defaultWorkerCount(cores: number): number {
+  return Math.min(16, Math.max(2, cores * 2))
+}
+
+async function cores(): Promise<number> {
+  const navigatorCores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency
+  if (typeof navigatorCores === 'number' && navigatorCores > 0) return navigatorCores
+  try {
+    const os = await import('node:os')
+    return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
+  } catch {
+    return 2
+  }
+}
+
+/**
+ * The WebAssembly module, compiled once here and handed to every worker: the default build's,
+ * or the user's `wasmModule`. A custom variant without `wasmModule` is left to each worker.
+ */
+async function hostCompiledModule(settings: ResolvedQuickJSOptions): Promise<WebAssembly.Module | undefined> {
+  try {
+    if (settings.wasmModule !== undefined) {
+      const given = settings.wasmModule
+      const input: WasmModuleInput = typeof given === 'function' ? await (given as () => Promise<WasmModuleInput>)() : await given
+      return await compileWasm(input)
+    }
+    return settings.variant === undefined ? await compileWasm(await defaultWasmUrl()) : undefined
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS WebAssembly module could not be compiled: ' + describeError(error), {
+      cause: error,
+      fix: 'Pass the compiled module or its bytes as { wasmModule } to createQuickJSBackend().',
+    })
+  }
+}
+
+/** dist/engine-worker.js: next to this module when built, in ../dist when running from the sources. */
+async function findWorkerEntry(): Promise<URL> {
+  const beside = new URL('./engine-worker.js', import.meta.url)
+  if (beside.protocol !== 'file:') return beside
+  const candidates = [beside, new URL('../dist/engine-worker.js', import.meta.url)]
+  const { existsSync } = await import('node:fs')
+  const { fileURLToPath } = await import('node:url')
+  const found = candidates.find((candidate) => existsSync(fileURLToPath(candidate)))
+  if (found !== undefined) return found
+  throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS worker entry (engine-worker.js) is missing', {
+    fix: 'Reinstall @cordon/backend-quickjs, or run its build.',
+  })
+}
+
+function notStarted(request: ExecuteRequest): ExecuteOutcome {
+  const reason: unknown = request.signal.reason
+  if (SandboxError.isInstance(reason)) return { ok: false, error: { code: reason.code, message: reason.message } }
+  return { ok: false, error: { code: 'ABORTED', message: 'the run was aborted before it started' } }
+}
+
+function unavailableMessage(error: unknown): string {
+  if (SandboxError.isInstance(error)) return error.fix === undefined ? error.message : error.message + '. ' + error.fix
+  return 'QuickJS workers could not be started: ' + describeError(error)
+}

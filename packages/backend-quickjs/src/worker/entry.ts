@@ -1,0 +1,48 @@
+/**
+ * A QuickJS worker: the inline backend, served to the host over the channel protocol. The host
+ * is trusted here; it is the side that checks what a worker sends.
+ */
+import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
+import { SYNC_REPLY_INDEX, serveBackend, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
+import { createInlineBackend } from '../inline-backend.js'
+import type { WorkerData } from './worker-data.js'
+
+const { settings, flags, replyPort } = workerData as WorkerData
+const port = parentPort
+if (port === null) throw new Error('the QuickJS worker entry must run in a worker thread')
+
+const backend = createInlineBackend({
+  ...settings,
+  thread: 'inline',
+  workers: undefined,
+  onDisposeError: settings.reportDisposeErrors ? (error) => report(['warn', describe(error)]) : undefined,
+})
+
+function report(message: Report): void {
+  port?.postMessage([message])
+}
+
+/** Blocks this thread until the host answers, or the run is stopped (then undefined). */
+function callSync(message: Report, slot: number): SyncReply | undefined {
+  if (flags === undefined) return undefined
+  report(message)
+  for (;;) {
+    const seen = Atomics.load(flags, SYNC_REPLY_INDEX)
+    const reply = receiveMessageOnPort(replyPort)
+    if (reply !== undefined) return reply.message as SyncReply
+    if (stopRaised(flags, slot)) return undefined
+    // Woken by the host's answer or a stop; the timeout only bounds a missed wake-up.
+    Atomics.wait(flags, SYNC_REPLY_INDEX, seen, 100)
+  }
+}
+
+const served = serveBackend(backend, {
+  send: (batch) => port.postMessage(batch),
+  flags,
+  callSync: flags === undefined ? undefined : callSync,
+})
+port.on('message', (batch: unknown) => served.receive(batch))
+
+function describe(error: unknown): string {
+  return error instanceof Error ? error.message : String(error)
+}

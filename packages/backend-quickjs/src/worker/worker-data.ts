@@ -1,0 +1,22 @@
+import type { MessagePort } from 'node:worker_threads'
+import type { QuickJSThread } from '../options.js'
+
+/** What a QuickJS worker is started with: its engine settings (all structured-clonable) and the shared lines. */
+export interface WorkerData {
+  settings: {
+    thread: QuickJSThread
+    /** A module specifier or URL the worker imports; undefined for the default build. */
+    variant: string | undefined
+    /** Compiled once by the host for all workers. */
+    wasmModule: WebAssembly.Module | undefined
+    poolSize: number
+    maxStackSizeBytes: number
+    engineImage: boolean
+    /** Whether the host wants failed engine frees reported (as `warn`). */
+    reportDisposeErrors: boolean
+  }
+  /** The stop flags (stop-flags.ts in @cordon/core/backend); undefined without shared memory. */
+  flags: Int32Array | undefined
+  /** Where the host's answers to synchronous tool calls arrive. */
+  replyPort: MessagePort
+}

@@ -1,0 +1,156 @@
+import { expectDeadline, expectError, expectHealthy, logMessages, timedRun } from '../harness/run.js'
+import { expectSameValue } from '../harness/same-value.js'
+import type { ConformanceCheck } from '../types.js'
+
+/**
+ * For backends that declare `preemptive`: guest code never holds the host's thread, and a stop
+ * reaches a guest that never yields. The bounds are generous (a backend that runs the guest on
+ * the host's thread fails them by whole seconds); apps/bench measures the real figures.
+ */
+const preemptive = { preemptive: true } as const
+
+const SPIN_MS = 1_000
+/** A 5 ms interval fires about 200 times in a second; a thread held by the guest fires it 0 or 1 times. */
+const MIN_TICKS = 20
+
+/** Counts the ticks of a 5 ms interval while `work` runs. */
+async function ticksDuring<T>(work: () => Promise<T>): Promise<{ value: T; ticks: number; maxGapMs: number }> {
+  let ticks = 0
+  let maxGapMs = 0
+  let last = performance.now()
+  const interval = setInterval(() => {
+    const now = performance.now()
+    maxGapMs = Math.max(maxGapMs, now - last)
+    last = now
+    ticks++
+  }, 5)
+  try {
+    const value = await work()
+    return { value, ticks, maxGapMs: Math.max(maxGapMs, performance.now() - last) }
+  } finally {
+    clearInterval(interval)
+  }
+}
+
+function expectTurning(ticks: number, maxGapMs: number, what: string): void {
+  if (ticks < MIN_TICKS) {
+    throw new Error(
+      `the host's 5 ms interval fired ${ticks} times ${what} (longest gap ${Math.round(maxGapMs)} ms): guest code held the host's thread`,
+    )
+  }
+}
+
+export const preemptionChecks: ConformanceCheck[] = [
+  {
+    group: 'preemption',
+    name: "the host's event loop keeps turning while a guest spins",
+    requires: preemptive,
+    async run({ sandbox, options }) {
+      const {
+        value: timed,
+        ticks,
+        maxGapMs,
+      } = await ticksDuring(() => timedRun(sandbox, "console.log('spinning')\nwhile (true) {}", { timeoutMs: SPIN_MS }))
+      expectDeadline(timed, 'TIMEOUT', SPIN_MS, options.timeoutSlackMs)
+      expectTurning(ticks, maxGapMs, `during a ${SPIN_MS} ms spin`)
+      expectSameValue(logMessages(timed.result), ['spinning'], 'the logs before the spin')
+      await expectHealthy(sandbox, 'a spin')
+    },
+  },
+  {
+    group: 'preemption',
+    name: "the host's event loop keeps turning while a guest spins inside a timer callback and in promise jobs",
+    requires: preemptive,
+    async run({ sandbox, options }) {
+      for (const body of ['setTimeout(() => { for (;;) {} }, 0)\nawait new Promise(() => {})', 'await null\nfor (;;) {}']) {
+        const { value: timed, ticks, maxGapMs } = await ticksDuring(() => timedRun(sandbox, body, { timeoutMs: SPIN_MS }))
+        expectDeadline(timed, 'TIMEOUT', SPIN_MS, options.timeoutSlackMs)
+        expectTurning(ticks, maxGapMs, `while running ${JSON.stringify(body)}`)
+      }
+    },
+  },
+  {
+    group: 'preemption',
+    name: 'abort ends a spinning guest ABORTED at once, long before its deadline',
+    requires: preemptive,
+    async run({ sandbox, options }) {
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 150)
+      // 5 s: long enough to tell a prompt abort from the deadline, short enough that a backend
+      // holding the host's thread (whose timers, the abort's included, then wait) fails quickly.
+      const timed = await timedRun(sandbox, "console.log('spinning')\nfor (;;) {}", { signal: controller.signal, timeoutMs: 5_000 })
+      expectDeadline(timed, 'ABORTED', 150, options.timeoutSlackMs)
+      expectSameValue(logMessages(timed.result), ['spinning'], 'the logs before the abort')
+      await expectHealthy(sandbox, 'an aborted spin')
+    },
+  },
+  {
+    group: 'preemption',
+    name: 'the deadline holds when each step of a guest loop is one long native call',
+    requires: preemptive,
+    async run({ sandbox, options }) {
+      const body = "const big = 'x'.repeat(4 * 1024 * 1024)\nfor (;;) big.indexOf('y')"
+      const timed = await timedRun(sandbox, body, { timeoutMs: 500, memoryMb: 64 })
+      expectDeadline(timed, 'TIMEOUT', 500, options.timeoutSlackMs)
+      await expectHealthy(sandbox, 'a deadline over long native calls')
+    },
+  },
+  {
+    group: 'preemption',
+    name: 'dispose() during a spin returns promptly and the run resolves ABORTED',
+    requires: preemptive,
+    async run({ newSandbox, options }) {
+      const sandbox = await newSandbox()
+      const running = timedRun(sandbox, 'for (;;) {}', { timeoutMs: 5_000 })
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const started = performance.now()
+      await sandbox.dispose()
+      const disposeMs = performance.now() - started
+      if (disposeMs > options.timeoutSlackMs) throw new Error(`dispose() took ${Math.round(disposeMs)} ms during a spin`)
+      const timed = await running
+      expectError(timed.result, 'ABORTED')
+      if (timed.elapsedMs > 150 + disposeMs + options.timeoutSlackMs) {
+        throw new Error(`the spinning run resolved ${Math.round(timed.elapsedMs)} ms after it started`)
+      }
+    },
+  },
+  {
+    group: 'preemption',
+    name: "a session's dispose() during a spin returns promptly and its run resolves ABORTED",
+    requires: { preemptive: true, sessions: true },
+    async run({ sandbox, options }) {
+      const session = await sandbox.createSession()
+      const running = session.run('for (;;) {}', { timeoutMs: 5_000 })
+      await new Promise((resolve) => setTimeout(resolve, 150))
+      const started = performance.now()
+      await session.dispose()
+      const disposeMs = performance.now() - started
+      if (disposeMs > options.timeoutSlackMs) throw new Error(`session.dispose() took ${Math.round(disposeMs)} ms during a spin`)
+      expectError(await running, 'ABORTED')
+      await expectHealthy(sandbox, 'a session disposed during a spin')
+    },
+  },
+  {
+    group: 'preemption',
+    name: 'runs in flight alongside a spinning guest finish on time',
+    requires: preemptive,
+    async run({ sandbox, options }) {
+      // Timed from the start: a backend that holds the host's thread delays the sleep itself.
+      const started = performance.now()
+      const spinning = timedRun(sandbox, 'for (;;) {}', { timeoutMs: 3_000 })
+      await new Promise((resolve) => setTimeout(resolve, 50))
+      for (let i = 0; i < 3; i++) {
+        const timed = await timedRun(sandbox, 'let s = 0\nfor (let i = 0; i < 1000; i++) s += i\nreturn s', { timeoutMs: 10_000 })
+        if (!timed.result.ok) throw new Error(`a run next to a spinning guest failed: ${timed.result.error.code}`)
+      }
+      // Twice the slack: the other runs may need a fresh worker or child to start.
+      const elapsedMs = performance.now() - started
+      if (elapsedMs > 50 + 2 * options.timeoutSlackMs) {
+        throw new Error(
+          `three short runs next to a spinning guest were done ${Math.round(elapsedMs)} ms after it started: they waited behind it`,
+        )
+      }
+      expectError((await spinning).result, 'TIMEOUT')
+    },
+  },
+]

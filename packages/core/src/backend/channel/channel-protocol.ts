@@ -1,0 +1,175 @@
+/**
+ * The channel protocol, version 1: the backend contract (runs, tool calls, logs, outcomes,
+ * sessions) carried to an engine on the far side of a boundary — a worker thread, a child
+ * process, a socket. Messages are JSON-safe arrays whose first element is the kind; they travel
+ * in batches (arrays of messages), so a transport may post them as structured clones or write
+ * them as JSON frames.
+ *
+ * Near (the host) → far (the engine's side), "orders":
+ * - `['run', runId, sessionId, slot, RunOrder]`   start a run (sessionId 0: a one-off run)
+ * - `['stop', runId, code, message]`              the run must end (its stop flag is set too)
+ * - `['settle', runId, callId, ok, payload]`      a tool call's answer: wire value, or the error
+ *                                                 as `{ name?, message }` JSON
+ * - `['open', sessionId, memoryMb]`               open a session
+ * - `['usage', sessionId, askId]`                 ask a session's heap size
+ * - `['close', sessionId]`                        dispose a session
+ *
+ * Far → near, "reports", each one checked by `parseReport` (the far side may be compromised):
+ * - `['hello', version]`                          once, when the far side is ready
+ * - `['log', runId, level, message]`
+ * - `['call', runId, callId, name, args]`         a tool call; answered by `settle`
+ * - `['done', runId, outcome, alive]`             the run's ExecuteOutcome; `alive`: its session
+ *                                                 (if any) can run again
+ * - `['opened', sessionId, error | null]`
+ * - `['usage', sessionId, askId, bytes]`
+ * - `['closed', sessionId]`
+ * - `['warn', message]`                           something the host asked to hear of (e.g. a
+ *                                                 failed engine free); never about a run
+ * - `['call-sync', runId, name, args]`            a synchronous tool call: the far side blocks
+ *                                                 until the transport's reply line brings the
+ *                                                 `SyncReply` (only where the transport has one)
+ */
+import { ERROR_CODES, type ErrorCode } from '../../errors.js'
+import type { LogLevel, RunError } from '../../result.js'
+import type { ResolvedLimits } from '../../limits.js'
+import type { ExecuteOutcome, ToolDescriptor } from '../v1/sandbox-backend.js'
+
+export const CHANNEL_VERSION = 1
+
+/** Everything of an ExecuteRequest that crosses: no signal, no host (they stay on the near side). */
+export interface RunOrder {
+  script: string
+  filename: string
+  setup: string
+  tools: ToolDescriptor[]
+  limits: ResolvedLimits
+  /** Time left until the deadline when the order was sent: the far side's clock may differ. */
+  timeLeftMs: number
+}
+
+export type Order =
+  | ['run', number, number, number, RunOrder]
+  | ['stop', number, ErrorCode, string]
+  | ['settle', number, number, boolean, string]
+  | ['open', number, number]
+  | ['usage', number, number]
+  | ['close', number]
+
+export type Report =
+  | ['hello', number]
+  | ['log', number, LogLevel, string]
+  | ['call', number, number, string, string]
+  | ['done', number, ExecuteOutcome, boolean]
+  | ['opened', number, RunError | null]
+  | ['usage', number, number, number]
+  | ['closed', number]
+  | ['warn', string]
+  | ['call-sync', number, string, string]
+
+/** The answer to a synchronous tool call: the result in wire format, or the error the guest sees. */
+export type SyncReply = { ok: true; value: string } | { ok: false; name?: string; message: string }
+
+/** Caps on what a far side may send; anything larger is a protocol breach. */
+export interface ReportCaps {
+  /** Longest string field (a log line, tool arguments, an outcome's value or message). */
+  maxChars: number
+}
+
+const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
+const isLevel = (value: unknown): value is LogLevel => typeof value === 'string' && LEVELS.includes(value)
+const CODES: readonly string[] = ERROR_CODES
+
+const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
+const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
+
+/**
+ * The report in `message`, or a string saying why it is not one. Checks shapes and sizes only;
+ * whether a run or session id is one the near side knows is the receiver's check.
+ */
+export function parseReport(message: unknown, caps: ReportCaps): Report | string {
+  if (!Array.isArray(message) || message.length === 0) return 'a report must be a non-empty array'
+  const text = (value: unknown): value is string => typeof value === 'string' && value.length <= caps.maxChars
+  const [kind, a, b, c, d] = message as unknown[]
+  const size = message.length
+  switch (kind) {
+    case 'hello':
+      return size === 2 && isId(a) ? ['hello', a] : 'malformed hello'
+    case 'log':
+      return size === 4 && isId(a) && isLevel(b) && text(c) ? ['log', a, b, c] : 'malformed log'
+    case 'call':
+      return size === 5 && isId(a) && isId(b) && text(c) && text(d) ? ['call', a, b, c, d] : 'malformed call'
+    case 'done': {
+      if (size !== 4 || !isId(a) || typeof c !== 'boolean') return 'malformed done'
+      const outcome = parseOutcome(b, text)
+      return typeof outcome === 'string' ? outcome : ['done', a, outcome, c]
+    }
+    case 'opened': {
+      if (size !== 3 || !isId(a)) return 'malformed opened'
+      if (b === null) return ['opened', a, null]
+      const error = parseError(b, text)
+      return typeof error === 'string' ? error : ['opened', a, error]
+    }
+    case 'usage':
+      return size === 4 && isId(a) && isId(b) && isAmount(c) ? ['usage', a, b, c] : 'malformed usage'
+    case 'closed':
+      return size === 2 && isId(a) ? ['closed', a] : 'malformed closed'
+    case 'warn':
+      return size === 2 && text(a) ? ['warn', a] : 'malformed warn'
+    case 'call-sync':
+      return size === 4 && isId(a) && text(b) && text(c) ? ['call-sync', a, b, c] : 'malformed call-sync'
+    default:
+      return 'unknown report kind'
+  }
+}
+
+/** Rebuilds the outcome from its known fields only: nothing else the far side put there survives. */
+function parseOutcome(value: unknown, text: (value: unknown) => value is string): ExecuteOutcome | string {
+  if (typeof value !== 'object' || value === null) return 'malformed outcome'
+  const record = value as Record<string, unknown>
+  const stats = parseStats(record.stats)
+  if (typeof stats === 'string') return stats
+  if (record.ok === true) {
+    if (!text(record.value)) return 'malformed outcome value'
+    return stats === undefined ? { ok: true, value: record.value } : { ok: true, value: record.value, stats }
+  }
+  if (record.ok !== false) return 'malformed outcome'
+  const error = parseError(record.error, text)
+  if (typeof error === 'string') return error
+  return stats === undefined ? { ok: false, error } : { ok: false, error, stats }
+}
+
+function parseError(value: unknown, text: (value: unknown) => value is string): RunError | string {
+  if (typeof value !== 'object' || value === null) return 'malformed error'
+  const record = value as Record<string, unknown>
+  if (typeof record.code !== 'string' || !CODES.includes(record.code) || !text(record.message)) return 'malformed error'
+  const error: RunError = { code: record.code as ErrorCode, message: record.message }
+  if (record.name !== undefined) {
+    if (!text(record.name)) return 'malformed error name'
+    error.name = record.name
+  }
+  if (record.stack !== undefined) {
+    if (!text(record.stack)) return 'malformed error stack'
+    error.stack = record.stack
+  }
+  for (const key of ['line', 'column'] as const) {
+    const position = record[key]
+    if (position === undefined) continue
+    if (!Number.isSafeInteger(position) || (position as number) < 1) return 'malformed error position'
+    error[key] = position as number
+  }
+  return error
+}
+
+function parseStats(value: unknown): ExecuteOutcome['stats'] | string {
+  if (value === undefined) return undefined
+  if (typeof value !== 'object' || value === null) return 'malformed stats'
+  const record = value as Record<string, unknown>
+  const stats: NonNullable<ExecuteOutcome['stats']> = {}
+  for (const key of ['cpuMs', 'heapBytes', 'logsDropped'] as const) {
+    const amount = record[key]
+    if (amount === undefined) continue
+    if (!isAmount(amount)) return 'malformed stats'
+    stats[key] = amount
+  }
+  return stats
+}

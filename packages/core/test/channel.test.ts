@@ -1,0 +1,209 @@
+import { afterEach, describe, expect, it } from 'vitest'
+import { createSandbox } from '../src/index.js'
+import {
+  CHANNEL_VERSION,
+  ChannelPool,
+  parseReport,
+  type FarSideEvents,
+  type FarSideLink,
+  type Order,
+  type SandboxBackend,
+} from '../src/backend/index.js'
+import { createChannelledBackend } from './support/channel-backend.js'
+import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
+
+const disposables: { dispose(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const item of disposables.splice(0)) await item.dispose()
+})
+
+function sandboxOver(backend: SandboxBackend) {
+  const sandbox = createSandbox(backend)
+  disposables.push(sandbox)
+  return sandbox
+}
+
+describe('the channel carries the contract', () => {
+  it('values, logs, tools, sync tools, errors and limits', async () => {
+    const sandbox = sandboxOver(createChannelledBackend(() => createVmBackend()))
+    const tools = {
+      'h.add': { execute: ({ a, b }: { a: number; b: number }) => a + b },
+      'h.fail': {
+        execute: () => {
+          throw new TypeError('bad input')
+        },
+      },
+      'h.now': { sync: true, execute: () => 7 },
+    }
+    const ok = await sandbox.run(
+      "console.log('a', 1)\nconst n = await h.add({ a: 2, b: 3 })\nlet e\ntry { await h.fail() } catch (x) { e = x.name + ': ' + x.message }\nreturn { n, e, s: h.now(), m: new Map([[1, -0]]) }",
+      { tools },
+    )
+    expect(ok).toMatchObject({ ok: true, value: { n: 5, e: 'TypeError: bad input', s: 7 }, logs: [{ level: 'log', message: 'a 1' }] })
+    expect(ok.ok && (ok.value as { m: Map<number, number> }).m.get(1)).toBe(-0)
+    expect(await sandbox.run('throw new RangeError("r")')).toMatchObject({
+      ok: false,
+      error: { code: 'RUNTIME_ERROR', name: 'RangeError' },
+    })
+    expect(await sandbox.run('await new Promise(() => {})', { timeoutMs: 200 })).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    expect(await sandbox.run('h.add({ a: 1, b: 1 })\nh.add({ a: 1, b: 1 })', { tools, maxToolCalls: 1 })).toMatchObject({
+      ok: false,
+      error: { code: 'TOOL_CALL_LIMIT' },
+    })
+  })
+
+  it('sessions keep their state and end on dispose', async () => {
+    const sandbox = sandboxOver(createChannelledBackend(() => createVmBackend()))
+    const session = await sandbox.createSession()
+    expect(await session.run('globalThis.x = 20; x')).toMatchObject({ ok: true, value: 20 })
+    expect(await session.run('x + 1')).toMatchObject({ ok: true, value: 21 })
+    await session.dispose()
+  })
+})
+
+/** A far side scripted by the test: it answers `hello` and then whatever `script` says for each order. */
+function scriptedBackend(script: (order: Order, say: (batch: unknown) => void) => void, stopGraceMs = 50, killGraceMs = 200) {
+  const started: { killed: boolean }[] = []
+  const pool = new ChannelPool({
+    label: 'scripted far side',
+    start(events: FarSideEvents): FarSideLink {
+      const side = { killed: false }
+      started.push(side)
+      const say = (batch: unknown) => setImmediate(() => !side.killed && events.receive(batch))
+      say([['hello', CHANNEL_VERSION]])
+      return {
+        transport: { send: (batch) => setImmediate(() => !side.killed && batch.forEach((order) => script(order, say))) },
+        kill() {
+          side.killed = true
+          setImmediate(() => events.lost({ code: 'BACKEND_CRASHED', message: 'ended' }))
+        },
+        hold() {},
+      }
+    },
+    maxSides: 1,
+    minSides: 1,
+    idleMs: 1_000,
+    maxChars: 1_000,
+    stopGraceMs,
+    killGraceMs,
+  })
+  const backend: SandboxBackend = {
+    specificationVersion: 'v1',
+    name: 'scripted',
+    capabilities: {
+      isolation: 'process',
+      memoryLimit: false,
+      syncHostCalls: false,
+      survivesGuestOom: true,
+      cpuTime: false,
+      heapStats: false,
+      networkIsolation: false,
+      sessions: false,
+      preemptive: true,
+    },
+    execute: (request) => pool.execute(request),
+    dispose: () => Promise.resolve(pool.dispose({ code: 'ABORTED', message: 'disposed' })),
+  }
+  return { backend, started }
+}
+
+const value = (runId: number, wire: string) => ['done', runId, { ok: true, value: wire }, false]
+
+describe('a hostile far side', () => {
+  const breaches: [string, (runId: number) => unknown[]][] = [
+    ['a report that is not an array', () => [42]],
+    ['an unknown kind', (runId) => [['boom', runId]]],
+    ['a result for a run it was never sent', (runId) => [value(runId + 100, '1')]],
+    ['a second hello', () => [['hello', CHANNEL_VERSION]]],
+    ['a log at an unknown level', (runId) => [['log', runId, 'shout', 'x']]],
+    ['a string over the size cap', (runId) => [['log', runId, 'log', 'x'.repeat(2_000)]]],
+    ['an outcome with an unknown error code', (runId) => [['done', runId, { ok: false, error: { code: 'PWNED', message: 'x' } }, false]]],
+    ['stats that are not numbers', (runId) => [['done', runId, { ok: true, value: '1', stats: { cpuMs: '5' } }, false]]],
+    ['an answer nobody asked for', (runId) => [['usage', runId, 99, 1]]],
+  ]
+  for (const [what, reports] of breaches) {
+    it(`${what}: the run ends BACKEND_CRASHED, the far side is ended, the next run gets a new one`, async () => {
+      let breached = false
+      const { backend, started } = scriptedBackend((order, say) => {
+        if (order[0] !== 'run') return
+        if (!breached) {
+          breached = true
+          say(reports(order[1]))
+        } else say([value(order[1], '{"t":"n","v":"2"}')])
+      })
+      const sandbox = sandboxOver(backend)
+      const first = await sandbox.run('1')
+      expect(first).toMatchObject({
+        ok: false,
+        error: { code: 'BACKEND_CRASHED', message: expect.stringMatching(/broke the channel protocol/) },
+      })
+      expect(started[0]?.killed).toBe(true)
+      expect(await sandbox.run('2')).toMatchObject({ ok: true })
+      expect(started).toHaveLength(2)
+    })
+  }
+
+  it('a far side of another protocol version is refused', async () => {
+    const pool = new ChannelPool({
+      label: 'old far side',
+      start(events) {
+        setImmediate(() => events.receive([['hello', CHANNEL_VERSION + 1]]))
+        return {
+          transport: { send() {} },
+          kill: () => setImmediate(() => events.lost({ code: 'BACKEND_CRASHED', message: 'x' })),
+          hold() {},
+        }
+      },
+      maxSides: 1,
+      minSides: 1,
+      idleMs: 1_000,
+      maxChars: 1_000,
+      stopGraceMs: 50,
+      killGraceMs: 200,
+    })
+    const { backend } = scriptedBackend(() => {})
+    const sandbox = sandboxOver({ ...backend, execute: (request) => pool.execute(request) })
+    expect(await sandbox.run('1')).toMatchObject({
+      ok: false,
+      error: { code: 'BACKEND_CRASHED', message: expect.stringMatching(/version/) },
+    })
+  })
+
+  it('a far side that ignores a stop: the run ends with its stop reason after the grace, the far side is ended soon after', async () => {
+    const { backend, started } = scriptedBackend(() => {})
+    const sandbox = sandboxOver(backend)
+    const controller = new AbortController()
+    setTimeout(() => controller.abort(), 50)
+    const begun = performance.now()
+    const result = await sandbox.run('1', { signal: controller.signal, timeoutMs: 30_000 })
+    expect(result).toMatchObject({ ok: false, error: { code: 'ABORTED' } })
+    expect(performance.now() - begun).toBeLessThan(5_000)
+    expect(started[0]?.killed).toBe(false)
+    await new Promise((resolve) => setTimeout(resolve, 400))
+    expect(started[0]?.killed).toBe(true)
+  })
+
+  it("the far side cannot rename a stop: a stopped run reports the host's reason", async () => {
+    const { backend } = scriptedBackend((order, say) => {
+      if (order[0] === 'stop')
+        say([['done', order[1], { ok: false, error: { code: 'ABORTED', message: 'whatever the far side says' } }, false]])
+    })
+    const sandbox = sandboxOver(backend)
+    expect(await sandbox.run('1', { timeoutMs: 100 })).toMatchObject({
+      ok: false,
+      error: { code: 'TIMEOUT', message: expect.stringMatching(/timeoutMs \(100 ms\)/) },
+    })
+  })
+})
+
+describe('parseReport', () => {
+  it('rebuilds an outcome from its known fields only', () => {
+    const report = parseReport(
+      ['done', 1, { ok: false, error: { code: 'RUNTIME_ERROR', message: 'm', extra: 'x', line: 2 }, stats: { cpuMs: 1, x: 2 } }, true],
+      {
+        maxChars: 100,
+      },
+    )
+    expect(report).toEqual(['done', 1, { ok: false, error: { code: 'RUNTIME_ERROR', message: 'm', line: 2 }, stats: { cpuMs: 1 } }, true])
+  })
+})
