@@ -8,6 +8,7 @@ import { CONTENDER_ORDER, loadContenders } from './contenders/index.mjs'
 import { measureLatency } from './latency-runner.mjs'
 import { makePlan } from './plan.mjs'
 import { toMarkdown } from './report.mjs'
+import { measurePreemption } from './preemption-runner.mjs'
 import { measureRss } from './rss-runner.mjs'
 import { checkTargets } from './targets.mjs'
 import { measureThroughput } from './throughput-runner.mjs'
@@ -22,7 +23,7 @@ const progress = (what) => console.error(`[bench ${((performance.now() - started
 
 setBigDataItems(plan.dataItems)
 const contenders = await loadContenders(only)
-const results = { latency: {}, throughput: [], rss: [], targets: [] }
+const results = { latency: {}, throughput: [], rss: [], preemption: [], targets: [] }
 try {
   for (const id of Object.keys(plan.latency)) {
     progress(id)
@@ -32,6 +33,8 @@ try {
   results.throughput = await measureThroughput(contenders, plan)
   progress('RSS')
   results.rss = await measureRss(contenders, plan)
+  progress('preemption')
+  results.preemption = await measurePreemption(contenders, plan)
 } finally {
   for (const c of contenders) await c.dispose?.()
 }
@@ -49,7 +52,7 @@ results.meta = {
 
 // A measured contender is a pass; a wrong value, an error or a contender that could not load is
 // a failure. Targets are not counted: timings on a shared machine are findings, not tests.
-const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.rss]
+const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.rss, ...results.preemption]
 const passed = rows.filter((r) => r.status === 'ok').length
 const failed = rows.filter((r) => r.status === 'failed').length + contenders.filter((c) => c.unavailable).length
 const markdown = toMarkdown(results)

@@ -16,6 +16,8 @@ const QUICK = {
   minSamples: 2,
   throughput: { warmup: 1, rounds: 1, batch: 8, budgetMs: 800 },
   rss: { runs: 60, budgetMs: 300, warmup: 3, contenders: ['cordon-quickjs', 'cordon-ivm', 'cordon-subprocess'] },
+  // In-thread QuickJS holds the host for seconds per sample (that is what the table shows).
+  preemption: { samples: 1, skip: ['cordon-quickjs-inline', 'cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
 }
 
 const FULL = {
@@ -32,6 +34,7 @@ const FULL = {
   minSamples: 5,
   throughput: { warmup: 16, rounds: 8, batch: 64, budgetMs: 8_000 },
   rss: { runs: 3000, budgetMs: 60_000, warmup: 3000, warmupBudgetMs: 30_000, contenders: undefined },
+  preemption: { samples: 3, skip: ['cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
 }
 
 export function makePlan(quick) {

@@ -106,6 +106,43 @@ export function checkTargets(results) {
       ),
     )
   }
+  // QuickJS in worker threads against the in-thread mode it replaced as the default, and what a
+  // spinning guest does to the host.
+  const preempted = results.preemption.find((r) => r.contenderId === 'cordon-quickjs' && r.status === 'ok')
+  const throughput = (id) => results.throughput.find((r) => r.contenderId === id && r.status === 'ok')?.runsPerSecond
+  list.push(
+    target(
+      'W1-quickjs-worker',
+      'W1: QuickJS in workers ≤ 1.3× in-thread',
+      ratio(m('W1', 'cordon-quickjs'), m('W1', 'cordon-quickjs-inline')),
+      1.3,
+      '≤',
+    ),
+    target(
+      'W6-quickjs-worker',
+      'W6: QuickJS in workers ≥ 1.7× in-thread (8 in flight)',
+      ratio(throughput('cordon-quickjs'), throughput('cordon-quickjs-inline')),
+      1.7,
+      '≥',
+    ),
+    target(
+      'W2-quickjs-worker',
+      'W2 per call: QuickJS in workers ≤ 2× in-thread',
+      ratio(m('W2', 'cordon-quickjs'), m('W2', 'cordon-quickjs-inline')),
+      2,
+      '≤',
+    ),
+    target('stall-quickjs', 'QuickJS: host event-loop stall while a guest spins ≤ 20 ms', preempted?.stallMs, 20, '≤', ms),
+    target('abort-quickjs', 'QuickJS: abort of a spinning guest → ABORTED ≤ 50 ms', preempted?.abortMs, 50, '≤', ms),
+    target(
+      'native-deadline-quickjs',
+      'QuickJS: a 500 ms deadline over long native calls ends by 600 ms',
+      preempted?.nativeDeadlineMs,
+      600,
+      '≤',
+      ms,
+    ),
+  )
   list.push({
     upperBound: true,
     ...target(

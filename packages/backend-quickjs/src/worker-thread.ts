@@ -19,6 +19,8 @@ export function startWorker(threads: WorkerThreads, entry: URL, settings: Worker
     // Nothing of the host's environment is needed in a worker; a worker that is escaped into
     // then finds no secrets there.
     env: {},
+    // Nor the host's flags: some break a worker's start (`--input-type`, used with `node -e`).
+    execArgv: [],
   })
   worker.unref()
   hostEnd.unref()

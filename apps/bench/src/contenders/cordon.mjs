@@ -52,7 +52,17 @@ async function contender({ id, name, engine, pkg, factoryName, options, note, re
       await sandbox.dispose()
       return { id, name, engine, unavailable: reasonOf(`${probe.error.code}: ${probe.error.message}`) }
     }
-    return { id, name, engine, note, skipInQuick, ready: ready?.(backend), ...sandboxWorkloads(sandbox), dispose: () => sandbox.dispose() }
+    return {
+      id,
+      name,
+      engine,
+      note,
+      skipInQuick,
+      sandbox,
+      ready: ready?.(backend),
+      ...sandboxWorkloads(sandbox),
+      dispose: () => sandbox.dispose(),
+    }
   } catch (error) {
     return { id, name, engine, unavailable: reasonOf(error) }
   }
@@ -74,10 +84,23 @@ export const cordonContenders = [
     load: () =>
       contender({
         id: 'cordon-quickjs',
-        name: 'cordon QuickJS (pool 1, default)',
+        name: 'cordon QuickJS (worker threads, pool 1, default)',
         engine: 'quickjs',
         pkg: '@cordon/backend-quickjs',
         factoryName: 'createQuickJSBackend',
+        ready: settle(5),
+      }),
+  },
+  {
+    id: 'cordon-quickjs-inline',
+    load: () =>
+      contender({
+        id: 'cordon-quickjs-inline',
+        name: "cordon QuickJS (thread: 'inline', pool 1)",
+        engine: 'quickjs',
+        pkg: '@cordon/backend-quickjs',
+        factoryName: 'createQuickJSBackend',
+        options: { thread: 'inline' },
         ready: settle(5),
       }),
   },

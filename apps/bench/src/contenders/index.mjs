@@ -22,6 +22,7 @@ const byId = new Map(
 
 export const CONTENDER_ORDER = [
   'cordon-quickjs',
+  'cordon-quickjs-inline',
   'cordon-quickjs-nopool',
   'raw-quickjs',
   'raw-quickjs-instance',

@@ -8,7 +8,8 @@ import { createIvmBackend } from '@cordon/backend-ivm'
 import { createQuickJSBackend } from '@cordon/backend-quickjs'
 import { createSubprocessBackend } from '@cordon/backend-subprocess'
 
-export const BACKEND_NAMES = ['ivm', 'quickjs', 'subprocess'] as const
+// QuickJS twice: in worker threads (its default) and on the host's thread (`thread: 'inline'`).
+export const BACKEND_NAMES = ['ivm', 'quickjs', 'quickjs-inline', 'subprocess'] as const
 export type BackendName = (typeof BACKEND_NAMES)[number]
 export type Sandboxes = Record<BackendName, Sandbox>
 
@@ -16,6 +17,7 @@ export function openSandboxes(): Sandboxes {
   return {
     ivm: createSandbox(createIvmBackend()),
     quickjs: createSandbox(createQuickJSBackend()),
+    'quickjs-inline': createSandbox(createQuickJSBackend({ thread: 'inline' })),
     subprocess: createSandbox(createSubprocessBackend()),
   }
 }

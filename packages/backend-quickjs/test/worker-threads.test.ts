@@ -1,0 +1,109 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import * as threads from 'node:worker_threads'
+import { createSandbox } from '@cordon/core'
+import { ChannelPool, type FarSideLink, type SandboxBackend } from '@cordon/core/backend'
+import { afterEach, describe, expect, test } from 'vitest'
+import { QUICKJS_CAPABILITIES } from '../src/index.js'
+import { startWorker } from '../src/worker-thread.js'
+
+const entry = new URL('../dist/engine-worker.js', import.meta.url)
+const settings = {
+  thread: 'worker' as const,
+  variant: undefined,
+  wasmModule: undefined,
+  poolSize: 1,
+  maxStackSizeBytes: 256 * 1024,
+  engineImage: true,
+  reportDisposeErrors: false,
+}
+
+/** The worker-mode backend built from its parts, keeping each worker's link so a test can end one from outside. */
+function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[] } {
+  const links: FarSideLink[] = []
+  const pool = new ChannelPool({
+    label: 'QuickJS worker',
+    start(events) {
+      const link = startWorker(threads, entry, settings, events)
+      links.push(link)
+      return link
+    },
+    maxSides: 2,
+    minSides: 1,
+    idleMs: 5_000,
+    maxChars: 2 ** 30,
+    stopGraceMs: 60,
+    killGraceMs: 1_000,
+  })
+  const backend: SandboxBackend = {
+    specificationVersion: 'v1',
+    name: 'quickjs',
+    capabilities: QUICKJS_CAPABILITIES,
+    execute: (request) => pool.execute(request),
+    openSession: (request) => pool.openSession(request.memoryMb),
+    dispose: () => Promise.resolve(pool.dispose({ code: 'ABORTED', message: 'disposed' })),
+  }
+  return { backend, links }
+}
+
+const disposables: { dispose(): Promise<void> }[] = []
+afterEach(async () => {
+  for (const item of disposables.splice(0)) await item.dispose()
+})
+
+describe('a worker that dies', () => {
+  test('ended from outside mid-run: that run ends BACKEND_CRASHED at once, the next run gets a new worker', async () => {
+    const { backend, links } = backendWithLinks()
+    const sandbox = createSandbox(backend)
+    disposables.push(sandbox)
+    expect(await sandbox.run('1 + 1')).toMatchObject({ ok: true, value: 2 })
+    const running = sandbox.run("console.log('spinning')\nfor (;;) {}", { timeoutMs: 20_000 })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    const killedAt = performance.now()
+    links[0]?.kill()
+    const result = await running
+    expect(result).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
+    expect(performance.now() - killedAt).toBeLessThan(1_000)
+    expect(await sandbox.run('2 + 2')).toMatchObject({ ok: true, value: 4 })
+    expect(links).toHaveLength(2)
+  })
+
+  test('a session on a worker that dies is gone; sessions on other workers are not', async () => {
+    const { backend, links } = backendWithLinks()
+    const sandbox = createSandbox(backend)
+    disposables.push(sandbox)
+    const first = await sandbox.createSession()
+    expect(await first.run('globalThis.n = 1; n')).toMatchObject({ ok: true, value: 1 })
+    // A spinning run keeps the first worker busy, so the second session opens on a new worker.
+    const spinning = sandbox.run('for (;;) {}', { timeoutMs: 3_000 })
+    await new Promise((resolve) => setTimeout(resolve, 100))
+    const second = await sandbox.createSession()
+    expect(await second.run('globalThis.n = 2; n')).toMatchObject({ ok: true, value: 2 })
+    expect(links).toHaveLength(2)
+    links[0]?.kill()
+    expect(await spinning).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
+    expect((await first.run('n')).ok).toBe(false)
+    expect(await second.run('n + 1')).toMatchObject({ ok: true, value: 3 })
+  })
+})
+
+test('idle workers never keep the host process alive, and host flags such as --input-type do not reach them', () => {
+  const program = [
+    "import { createSandbox } from '@cordon/core'",
+    "import { createQuickJSBackend } from '@cordon/backend-quickjs'",
+    'const sandbox = createSandbox(createQuickJSBackend())',
+    "const r = await sandbox.run('6 * 7')",
+    'console.log(JSON.stringify(r.value))',
+    '// no dispose: the process must still exit on its own',
+  ].join('\n')
+  const started = performance.now()
+  const child = spawnSync(process.execPath, ['--input-type=module', '-e', program], {
+    cwd: fileURLToPath(new URL('..', import.meta.url)),
+    encoding: 'utf8',
+    timeout: 20_000,
+  })
+  expect(child.stderr).toBe('')
+  expect(child.stdout.trim()).toBe('42')
+  expect(child.status).toBe(0)
+  expect(performance.now() - started).toBeLessThan(15_000)
+})
