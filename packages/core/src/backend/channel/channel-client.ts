@@ -41,6 +41,8 @@ interface NearRun {
   sessionId: number
   slot: number
   resolve(outcome: ExecuteOutcome): void
+  /** Resolves when `resolve` was called. */
+  settled: Promise<void>
   /** Why the host stopped the run, once it did. */
   stopReason: RunError | undefined
   /** Resolved already (its stop grace ran out); the far side's late report only frees the slot. */
@@ -109,12 +111,18 @@ export class ChannelClient {
     this.slots[slot] = true
     const runId = this.nextId++
     if (this.transport.flags !== undefined) clearStop(this.transport.flags, slot)
+    let settle!: () => void
+    const settled = new Promise<void>((done) => (settle = done))
     return new Promise<ExecuteOutcome>((resolve) => {
       const run: NearRun = {
         request,
         sessionId,
         slot,
-        resolve,
+        resolve: (outcome) => {
+          resolve(outcome)
+          settle()
+        },
+        settled,
         stopReason: undefined,
         resolved: false,
         stopWatch: () => {},
@@ -153,9 +161,17 @@ export class ChannelClient {
     return this.ask(this.closes, sessionId, ['close', sessionId]).catch(() => undefined)
   }
 
-  /** @internal Stops the session's run in flight, if any (its session is being disposed). */
-  stopSessionRun(sessionId: number, error: RunError): void {
-    for (const [runId, run] of this.runs) if (run.sessionId === sessionId) this.stopRun(runId, error)
+  /**
+   * @internal Stops the session's run in flight, if any (its session is being disposed). Resolves
+   * when that run has resolved (it reports, or its stop grace ends); undefined without one.
+   */
+  stopSessionRun(sessionId: number, error: RunError): Promise<void> | undefined {
+    for (const [runId, run] of this.runs) {
+      if (run.sessionId !== sessionId) continue
+      this.stopRun(runId, error)
+      return run.settled
+    }
+    return undefined
   }
 
   /** A batch of reports from the far side: untrusted. */
@@ -369,8 +385,11 @@ class ChannelSession implements BackendSession {
   async dispose(): Promise<void> {
     if (this.disposed) return
     this.disposed = true
-    this.client.stopSessionRun(this.sessionId, { code: 'ABORTED', message: 'the session was disposed' })
-    await this.client.close(this.sessionId)
+    const stopped = this.client.stopSessionRun(this.sessionId, { code: 'ABORTED', message: 'the session was disposed' })
+    const closed = this.client.close(this.sessionId)
+    // A run stuck in native code resolves at its stop grace, and its far side is ended on its
+    // own schedule: dispose waits for the close only as long as for that run.
+    await (stopped === undefined ? closed : Promise.race([closed, stopped]))
   }
 
   /** @internal */ setAlive(alive: boolean): void {
