@@ -4,7 +4,7 @@ import { codeFrame } from './code-frame.js'
 import { painter } from './colors.js'
 import type { Program } from './read-program.js'
 
-/** One piece of output, in order: guest logs, then the value or the error, then stats. */
+/** One piece of output, in order: guest logs (unless they were streamed), then the value or the error, then stats. */
 export interface OutputLine {
   stream: 'stdout' | 'stderr'
   text: string
@@ -15,6 +15,8 @@ export interface HumanFormat {
   colorStderr: boolean
   /** Append a one-line summary of `stats` (`--stats`). */
   stats: boolean
+  /** The logs were printed live as the guest wrote them (`onEvent`): do not print them again. */
+  logsStreamed?: boolean
 }
 
 /** Where each limit can be changed from the command line, for "raise it with …" hints. */
@@ -33,7 +35,7 @@ const LIMIT_FLAGS: Record<string, string> = {
  * guest's message and where it happened in the program.
  */
 export function formatRunResult(result: RunResult, program: Program, format: HumanFormat): OutputLine[] {
-  const lines: OutputLine[] = result.logs.map(logLine)
+  const lines: OutputLine[] = format.logsStreamed === true ? [] : result.logs.map(logLine)
   const err = painter(format.colorStderr)
   if (result.stats.logsDropped > 0) {
     lines.push({
@@ -54,7 +56,8 @@ export function inspectValue(value: unknown, colors: boolean): string {
   return inspect(value, { colors, depth: null, maxArrayLength: null, maxStringLength: null })
 }
 
-function logLine(entry: LogEntry): OutputLine {
+/** One console entry as the guest wrote it: log/info/debug on stdout, warn/error on stderr. */
+export function logLine(entry: LogEntry): OutputLine {
   return { stream: entry.level === 'warn' || entry.level === 'error' ? 'stderr' : 'stdout', text: entry.message }
 }
 

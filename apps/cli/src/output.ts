@@ -8,8 +8,12 @@ export function writeStderr(text: string): void {
   process.stderr.write(`${text}\n`)
 }
 
+export function writeLine(line: OutputLine): void {
+  ;(line.stream === 'stdout' ? writeStdout : writeStderr)(line.text)
+}
+
 export function writeLines(lines: readonly OutputLine[]): void {
-  for (const line of lines) (line.stream === 'stdout' ? writeStdout : writeStderr)(line.text)
+  for (const line of lines) writeLine(line)
 }
 
 /**

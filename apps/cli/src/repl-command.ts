@@ -3,10 +3,11 @@ import type { Sandbox, ToolSet } from '@cordon/core'
 import { wantsColor } from './colors.js'
 import { EXIT } from './exit-codes.js'
 import { formatRunResult } from './format-result.js'
+import { liveEvents } from './live-events.js'
 import { loadGlobals } from './load-globals.js'
 import { loadTools } from './load-tools.js'
 import { restartWithNoNodeSnapshot, shouldRestartForIvm } from './no-node-snapshot.js'
-import { writeLines, writeStdout } from './output.js'
+import { writeLine, writeLines, writeStdout } from './output.js'
 import { reportFailure } from './report-failure.js'
 import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
 
@@ -31,7 +32,9 @@ export async function replCommand(flags: SandboxFlags): Promise<number> {
 
   const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
   const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, prompt: 'cordon> ' })
-  const format = { colorStdout: wantsColor(process.stdout), colorStderr: wantsColor(process.stderr), stats: flags.stats === true }
+  const colorStderr = wantsColor(process.stderr)
+  const format = { colorStdout: wantsColor(process.stdout), colorStderr, stats: flags.stats === true, logsStreamed: true }
+  const onEvent = liveEvents({ logs: true, trace: flags.trace === true, colorStderr }, writeLine)
   const prompt = (text: string): void => {
     rl.setPrompt(text)
     rl.prompt()
@@ -60,6 +63,7 @@ export async function replCommand(flags: SandboxFlags): Promise<number> {
           ...limitsFrom(flags),
           ...(tools && { tools }),
           ...(globals && { globals }),
+          onEvent,
           signal: running.signal,
         })
         running = undefined

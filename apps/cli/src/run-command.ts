@@ -3,11 +3,12 @@ import { wantsColor } from './colors.js'
 import { EXIT, exitCodeFor } from './exit-codes.js'
 import { runResultDocument } from './format-json.js'
 import { formatRunResult } from './format-result.js'
+import { liveEvents } from './live-events.js'
 import { onInterrupt } from './interrupt.js'
 import { loadGlobals } from './load-globals.js'
 import { loadTools } from './load-tools.js'
 import { restartWithNoNodeSnapshot, shouldRestartForIvm } from './no-node-snapshot.js'
-import { writeLines, writeStdout } from './output.js'
+import { writeLine, writeLines, writeStdout } from './output.js'
 import { readProgram, type Program } from './read-program.js'
 import { reportFailure } from './report-failure.js'
 import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
@@ -40,18 +41,22 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     // Loaded here, not at startup: `cordon --help` stays instant.
     const { createSandbox } = await import('@cordon/select')
     sandbox = await createSandbox(selectOptionsFrom(flags))
+    const colorStderr = wantsColor(process.stderr)
+    // People see each log line as the guest writes it; --json keeps its one document at the end.
+    const onEvent = liveEvents({ logs: !json, trace: flags.trace === true, colorStderr }, writeLine)
     const result = withFileLines(
       await sandbox.run(program.code, {
         ...limitsFrom(flags),
         ...(tools !== undefined && { tools }),
         ...(globals !== undefined && { globals }),
+        ...(onEvent !== undefined && { onEvent }),
         signal: interrupt.signal,
       }),
       program,
     )
     if (json) writeStdout(runResultDocument(result, sandbox.backend.name))
     else {
-      const format = { colorStdout: wantsColor(process.stdout), colorStderr: wantsColor(process.stderr), stats: flags.stats === true }
+      const format = { colorStdout: wantsColor(process.stdout), colorStderr, stats: flags.stats === true, logsStreamed: true }
       writeLines(formatRunResult(result, program, format))
     }
     return result.ok ? EXIT.OK : exitCodeFor(result.error.code, interrupt.by)

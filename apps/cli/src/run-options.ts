@@ -13,6 +13,7 @@ export interface SandboxFlags {
   globals?: string
   tools?: string[]
   stats?: boolean
+  trace?: boolean
 }
 
 export const BACKEND_CHOICES = ['auto', 'subprocess', 'quickjs', 'ivm'] as const
@@ -32,6 +33,7 @@ export function addSandboxFlags(command: Command): Command {
     .option('-g, --globals <json-file>', 'a JSON object whose keys become global variables')
     .option('--tools <module>', 'an ES module whose default export (or `tools`) is a ToolSet; repeatable', collect)
     .option('--stats', 'print the run stats (backend, time, memory, tool calls) on stderr')
+    .option('--trace', 'print each tool call on stderr as it starts and ends: name, sizes, duration, error')
 }
 
 /** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */

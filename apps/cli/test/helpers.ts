@@ -23,6 +23,8 @@ export interface CliOptions {
   env?: Record<string, string>
   /** Called with the process and its stderr so far whenever stderr grows. */
   onStderr?: (child: ChildProcess, stderr: string) => void
+  /** Called with the process and its stdout so far whenever stdout grows. */
+  onStdout?: (child: ChildProcess, stdout: string) => void
 }
 
 /** Runs `node dist/cli.js …args` like a shell would, and collects everything it printed. */
@@ -40,7 +42,10 @@ export function cordon(args: readonly string[], options: CliOptions = {}): Promi
   })
   let stdout = ''
   let stderr = ''
-  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk))
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => {
+    stdout += chunk
+    options.onStdout?.(child, stdout)
+  })
   child.stderr.setEncoding('utf8').on('data', (chunk: string) => {
     stderr += chunk
     options.onStderr?.(child, stderr)

@@ -1,3 +1,4 @@
+import { existsSync, writeFileSync } from 'node:fs'
 import path from 'node:path'
 import { describe, expect, it } from 'vitest'
 import { ANSI, GITHUB_TOOLS, cordon, tempDir } from './helpers.js'
@@ -15,6 +16,17 @@ const dir = tempDir({
   'tools.mjs': GITHUB_TOOLS,
   'more-tools.mjs': "export const tools = async () => ({ 'math.add': { execute: ({ a, b }) => a + b } })\n",
   'quiet.js': "console.log('only a log')\n",
+  // Waits until a file exists: the test creates it once it has read the first log line.
+  'wait-tools.mjs': `import { existsSync } from 'node:fs'
+export default {
+  'test.waitFor': {
+    execute: async ({ path }, { signal }) => {
+      while (!existsSync(path) && !signal.aborted) await new Promise((resolve) => setTimeout(resolve, 10))
+      return 'seen'
+    },
+  },
+}
+`,
 })
 const file = (name: string): string => path.join(dir, name)
 
@@ -103,6 +115,37 @@ describe('cordon run', () => {
     const r = await cordon(['run', '-e', '6 * 7', '--json', '-b', 'ivm'])
     expect(r.code).toBe(0)
     expect(JSON.parse(r.stdout)).toMatchObject({ ok: true, backend: 'ivm', value: 42 })
+  })
+
+  it('prints each log line as the guest writes it, while the program is still running', async () => {
+    // The program waits for a file that the test writes only once it has read "first" on stdout:
+    // a CLI that printed logs at the end would never get there (and end with TIMEOUT).
+    const marker = file('first-was-printed')
+    const code = `console.log("first"); console.warn("also live"); const s = await test.waitFor({ path: ${JSON.stringify(marker)} }); console.log(s); 7`
+    const r = await cordon(['run', '-e', code, '--tools', 'wait-tools.mjs', '--timeout', '20000', '-b', 'quickjs'], {
+      cwd: dir,
+      onStdout: (_child, stdout) => {
+        if (stdout.includes('first\n') && !existsSync(marker)) writeFileSync(marker, '')
+      },
+    })
+    expect(r).toMatchObject({ code: 0, stdout: 'first\nseen\n7\n', stderr: 'also live\n' })
+  })
+
+  it('--trace prints each tool call on stderr as it starts and ends, and --json keeps stdout one document', async () => {
+    const code = 'await github.listIssues({ repo: "a/b" }); try { await github.listIssues({}) } catch {}; 1'
+    const r = await cordon(['run', '-e', code, '--tools', 'tools.mjs', '--trace', '-b', 'quickjs'], { cwd: dir })
+    expect(r.code).toBe(0)
+    expect(r.stdout).toBe('1\n')
+    expect(r.stderr.split('\n')).toEqual([
+      expect.stringMatching(/^tool #1 github\.listIssues \(\d+ B\) …$/),
+      expect.stringMatching(/^tool #1 github\.listIssues → \d+ B in [\d.]+ ms$/),
+      expect.stringMatching(/^tool #2 github\.listIssues \(\d+ B\) …$/),
+      expect.stringMatching(/^tool #2 github\.listIssues ✗ refused after [\d.]+ ms: Invalid arguments for tool github\.listIssues/),
+      '',
+    ])
+    const json = await cordon(['run', '-e', code, '--tools', 'tools.mjs', '--trace', '--json', '-b', 'quickjs'], { cwd: dir })
+    expect(JSON.parse(json.stdout)).toMatchObject({ ok: true, value: 1, logs: [], stats: { toolCalls: 2 } })
+    expect(json.stderr).toMatch(/^tool #1 github\.listIssues/)
   })
 
   it('colours the value on a terminal only: FORCE_COLOR forces it, NO_COLOR wins', async () => {

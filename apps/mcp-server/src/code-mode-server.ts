@@ -4,6 +4,7 @@ import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
 import { limitsForCall, type PerCallLimit } from './call-limits.js'
 import { formatRunResult } from './format-run-result.js'
+import { runProgress } from './run-progress.js'
 import type { CatalogView } from './catalog.js'
 import { searchTools } from './search-tools.js'
 import type { RunGate } from './run-gate.js'
@@ -74,7 +75,16 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
         }
       }
       try {
-        const result = await sandbox.run(code, { tools: options.catalog().tools, ...limits, signal: extra.signal })
+        // The client asked for progress: the program's console output and tool calls as they happen.
+        const progressToken = extra._meta?.progressToken
+        const progress = progressToken === undefined ? undefined : runProgress(progressToken, extra.sendNotification)
+        const result = await sandbox.run(code, {
+          tools: options.catalog().tools,
+          ...limits,
+          signal: extra.signal,
+          ...(progress !== undefined && { onEvent: progress.onEvent }),
+        })
+        await progress?.sent()
         return formatRunResult(result, code, ceilings, notes)
       } catch (error) {
         // run() throws only for host-side problems (bad options, a disposed sandbox).

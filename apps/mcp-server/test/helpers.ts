@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll } from 'vitest'
 
 export const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url))
@@ -251,4 +251,34 @@ export function descendants(pid: number): number[] {
     }
   }
   return found
+}
+
+/**
+ * Every message the client receives from now on, in the order it reaches the client (before the
+ * SDK handles it), until `stop()`. For what the server sends on the wire, where the SDK's own
+ * handling would hide it: the SDK client drops progress notifications it gets in the same read as
+ * the response (modelcontextprotocol/typescript-sdk#2580).
+ */
+export function recordMessages(client: Client): { messages: JSONRPCMessage[]; stop(): void } {
+  const transport = client.transport!
+  const handle = transport.onmessage!
+  const messages: JSONRPCMessage[] = []
+  transport.onmessage = (message, extra) => {
+    messages.push(message)
+    handle(message, extra)
+  }
+  return { messages, stop: () => void (transport.onmessage = handle) }
+}
+
+/** The `notifications/progress` messages among `messages` that came before the response to the request with `id`, and whether that response came. */
+export function progressBeforeResponse(messages: readonly JSONRPCMessage[]): {
+  progress: { progress: number; message?: string }[]
+  responded: boolean
+} {
+  const response = messages.findIndex((message) => 'id' in message && ('result' in message || 'error' in message))
+  const before = response === -1 ? messages : messages.slice(0, response)
+  const progress = before.flatMap((message) =>
+    'method' in message && message.method === 'notifications/progress' ? [message.params as { progress: number; message?: string }] : [],
+  )
+  return { progress, responded: response !== -1 }
 }

@@ -6,6 +6,8 @@ import {
   connectHttp,
   DEMO_UPSTREAM,
   eventually,
+  progressBeforeResponse,
+  recordMessages,
   runJavaScript,
   runServer,
   startHttpServer,
@@ -194,6 +196,31 @@ describe('cordon-mcp --http --stateless', () => {
       await client.close()
     }
     expect(server.stderr()).toContain('stateless Streamable HTTP at')
+  })
+
+  it("sends progress notifications on the request's own response stream", async () => {
+    const client = await connectHttp(server.url, server.token)
+    try {
+      const wire = recordMessages(client)
+      try {
+        await client.callTool(
+          { name: 'run_javascript', arguments: { code: 'console.log("hi"); (await demo.add({ a: 1, b: 2 })).sum' } },
+          undefined,
+          { onprogress: () => {} },
+        )
+      } finally {
+        wire.stop()
+      }
+      const { progress, responded } = progressBeforeResponse(wire.messages)
+      expect(responded).toBe(true)
+      expect(progress.map(({ message }) => message)).toEqual([
+        'hi',
+        expect.stringMatching(/^calling demo\.add /),
+        expect.stringMatching(/^demo\.add answered in /),
+      ])
+    } finally {
+      await client.close()
+    }
   })
 
   it('still requires the token', async () => {

@@ -1,5 +1,16 @@
+import type { CallToolResult, Progress } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
-import { connect, DEMO_UPSTREAM, eventually, runJavaScript, TRANSPORTS, writeConfig, type Connection } from './helpers.js'
+import {
+  connect,
+  DEMO_UPSTREAM,
+  eventually,
+  progressBeforeResponse,
+  recordMessages,
+  runJavaScript,
+  TRANSPORTS,
+  writeConfig,
+  type Connection,
+} from './helpers.js'
 
 // The same cases over stdio and over Streamable HTTP: one server per transport, on QuickJS (no
 // child process pool to warm), with a low timeout ceiling so the clamping test stays short.
@@ -44,6 +55,61 @@ describe.each(TRANSPORTS)('run_javascript over %s', (transport) => {
     expect(result.isError).toBeFalsy()
     expect(JSON.parse(result.texts[0]!)).toEqual({ sum: 5, names: ['apple', 'pear'], greeting: 'Hello, Ada!' })
     expect(result.texts[1]).toBe('console output:\nsum is 5\n[warn] 2 items')
+  })
+
+  it('sends progress notifications for console output and tool calls, all before the response, when the client asks for them', async () => {
+    const code = [
+      'console.log("starting")',
+      'const { sum } = await demo.add({ a: 2, b: 3 })',
+      'try { await demo.fail({ message: "no access" }) } catch {}',
+      'console.warn("sum", sum)',
+      'return sum',
+    ].join('\n')
+    const updates: Progress[] = []
+    const wire = recordMessages(server.client)
+    let result: CallToolResult
+    try {
+      result = (await server.client.callTool({ name: 'run_javascript', arguments: { code } }, undefined, {
+        onprogress: (update) => updates.push(update),
+      })) as CallToolResult
+    } finally {
+      wire.stop()
+    }
+    expect(result.isError).toBeFalsy()
+    // On the wire, every notification comes before the response, in order.
+    const { progress, responded } = progressBeforeResponse(wire.messages)
+    expect(responded).toBe(true)
+    expect(progress.map((update) => update.progress)).toEqual([1, 2, 3, 4, 5, 6])
+    expect(progress.map((update) => update.message)).toEqual([
+      'starting',
+      expect.stringMatching(/^calling demo\.add \(\d+ bytes of arguments\)$/),
+      expect.stringMatching(/^demo\.add answered in \d+ ms \(\d+ bytes\)$/),
+      expect.stringMatching(/^calling demo\.fail /),
+      expect.stringMatching(/^demo\.fail failed after \d+ ms \(threw\): no access$/),
+      '[warn] sum 5',
+    ])
+    expect(progress.every((update) => !('total' in update))).toBe(true)
+    // The SDK client hands them to onprogress, except any it read together with the response (typescript-sdk#2580).
+    expect(progress.slice(0, updates.length)).toEqual(
+      updates.map(({ progress: n, message }) => ({ progressToken: expect.anything() as unknown, progress: n, message })),
+    )
+  })
+
+  it('sends progress while the program is still running: the client cancels on seeing the call start', async () => {
+    // demo.slow waits 45 s: only progress delivered live lets the client cancel before that.
+    const cancel = new AbortController()
+    const messages: string[] = []
+    const call = server.client.callTool({ name: 'run_javascript', arguments: { code: 'await demo.slow({ ms: 45000 })' } }, undefined, {
+      signal: cancel.signal,
+      onprogress: ({ message }) => {
+        messages.push(message ?? '')
+        if (message?.startsWith('calling demo.slow')) cancel.abort()
+      },
+    })
+    await expect(call).rejects.toThrow()
+    expect(messages).toEqual([expect.stringMatching(/^calling demo\.slow /)])
+    // (Whether the upstream saw the call before its cancellation is a race; the test above covers that path.)
+    expect((await runJavaScript(server.client, '"still serving"')).texts[0]).toBe('"still serving"')
   })
 
   it('accepts a fenced TypeScript program with a top-level return, and converts values JSON lacks', async () => {

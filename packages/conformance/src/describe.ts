@@ -4,6 +4,7 @@ import { capabilitiesChecks } from './groups/capabilities.js'
 import { concurrencyChecks } from './groups/concurrency.js'
 import { dosChecks } from './groups/dos.js'
 import { errorsChecks } from './groups/errors.js'
+import { eventsChecks } from './groups/events.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -37,6 +38,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   dos: dosChecks,
   poisoning: poisoningChecks,
   preemption: preemptionChecks,
+  events: eventsChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -97,6 +99,7 @@ export const describeAttacks = describer('attacks')
 export const describeDos = describer('dos')
 export const describePoisoning = describer('poisoning')
 export const describePreemption = describer('preemption')
+export const describeEvents = describer('events')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

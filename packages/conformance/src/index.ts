@@ -5,6 +5,7 @@ export {
   describeConcurrency,
   describeDos,
   describeErrors,
+  describeEvents,
   describeIsolation,
   describeLifecycle,
   describeLimits,

@@ -20,6 +20,7 @@ export const CONFORMANCE_GROUPS = [
   'dos',
   'poisoning',
   'preemption',
+  'events',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

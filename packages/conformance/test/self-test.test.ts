@@ -10,6 +10,7 @@ import {
   createEnvExposingBackend,
   createHostExposingBackend,
   createLeakyGlobalsBackend,
+  createLogHoldingBackend,
   createMemoryLeakingBackend,
   createSessionSharingBackend,
   createTimeoutIgnoringBackend,
@@ -68,6 +69,14 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
     mustFail: [LEAK_CHECK],
     // 200 runs leak 200 MB: far over the 40 MB slack, and quick.
     options: { lifecycleRuns: 200 },
+  },
+  {
+    name: 'a backend that hands the logs over only when the run is over',
+    factory: createLogHoldingBackend,
+    mustFail: [
+      'logs and tool calls arrive in the order they happened, and the result event is last and is the RunResult',
+      'failed tool calls end in tool-error with the reason and the error the guest sees',
+    ],
   },
   {
     name: 'a backend whose sessions share one context',

@@ -41,7 +41,9 @@ for (const group of Object.keys(conformanceGroups) as ConformanceGroup[]) {
   const checks = applicableChecks(conformanceGroups[group], capabilities).filter(
     (check) => !VM_LIMITATIONS.has(check.name) && !VM_NOT_RUN.has(check.name),
   )
-  describeChecks(`vm-reference: ${group}`, checks, factory)
+  // A group with nothing that applies to node:vm (preemption: it is not preemptive) registers no
+  // suite: vitest fails an empty one.
+  if (checks.length > 0) describeChecks(`vm-reference: ${group}`, checks, factory)
 }
 
 describe('vm-reference: known limitations', () => {

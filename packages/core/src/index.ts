@@ -9,6 +9,16 @@ export type { LogEntry, LogLevel, RunError, RunResult, RunStats } from './result
 export { DEFAULT_LIMITS, LIMIT_ENV_VARS, LIMIT_NAMES, resolveLimits } from './limits.js'
 export type { Limits, ResolvedLimits } from './limits.js'
 export type { JsonSchema, RunOptions, SandboxDefaults, ToolContext, ToolDefinition, ToolSet } from './options.js'
+export type {
+  RunEvent,
+  RunEventListener,
+  RunLogEvent,
+  RunResultEvent,
+  ToolEndEvent,
+  ToolErrorEvent,
+  ToolErrorReason,
+  ToolStartEvent,
+} from './run/events.js'
 /** What `backend.capabilities` declares; the contract itself is in `@cordon/core/backend`. */
 export type { BackendCapabilities, BooleanCapability } from './backend/v1/capabilities.js'
 /** The type of what `createSandbox` takes; implementing one starts at `@cordon/core/backend`. */

@@ -1,4 +1,5 @@
 import type { Limits } from './limits.js'
+import type { RunEventListener } from './run/events.js'
 
 /** JSON Schema object (draft-07 or 2020-12, chosen by `$schema`; 2020-12 when absent). */
 export type JsonSchema = Record<string, unknown> | boolean
@@ -40,6 +41,19 @@ export interface RunOptions extends Partial<Limits> {
   globals?: Record<string, unknown>
   /** Aborts the run: it ends with ABORTED and pending tools get their signal. */
   signal?: AbortSignal
+  /**
+   * Called with each event of the run as it happens, in order: each log entry kept, each tool
+   * call's start and end (or error), and last the result, just before `run` resolves; nothing
+   * after. Never awaited; what it throws (or its promise rejects with) is caught and the run is
+   * unaffected (reported once per run as a process warning). See `RunEvent`.
+   */
+  onEvent?: RunEventListener
+  /**
+   * Put each tool call's arguments (`tool-start`) and result (`tool-end`) in the events given to
+   * `onEvent`. Off by default: events carry names, sizes and durations only, since arguments and
+   * results may hold secrets or personal data.
+   */
+  includeToolValuesInEvents?: boolean
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

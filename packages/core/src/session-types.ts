@@ -6,7 +6,8 @@ import type { RunResult } from './result.js'
 /**
  * Options of `sandbox.createSession`. Limits are the defaults of each of the session's runs,
  * except `memoryMb`, which caps the session's engine as a whole. `tools` is the grant: a run
- * may narrow it, never widen it. `globals` are set once, before the first run.
+ * may narrow it, never widen it. `globals` are set once, before the first run. `onEvent` (and
+ * `includeToolValuesInEvents`) apply to every run of the session that does not set its own.
  */
 export interface SessionOptions extends Omit<RunOptions, 'signal'> {
   /** Names the session in `sandbox.sessions()`; unique per sandbox. Default `session-<n>`. */
@@ -23,6 +24,10 @@ export interface SessionRunOptions extends Omit<Partial<Limits>, 'memoryMb'> {
   /** Set as global variables before this run (they persist like any global). */
   globals?: Record<string, unknown>
   signal?: AbortSignal
+  /** This run's events, as for `Sandbox.run`; replaces the session's own `onEvent` for this run. */
+  onEvent?: RunOptions['onEvent']
+  /** As for `Sandbox.run`; the session's own setting when omitted. */
+  includeToolValuesInEvents?: boolean
 }
 
 /** Why a session can no longer run code. */

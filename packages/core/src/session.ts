@@ -122,7 +122,13 @@ class BackendBoundSession implements Session {
       const plan = {
         backend: this.owner.backend,
         code,
-        options: { tools, globals, signal },
+        options: {
+          tools,
+          globals,
+          signal,
+          onEvent: options?.onEvent ?? this.options.onEvent,
+          includeToolValuesInEvents: options?.includeToolValuesInEvents ?? this.options.includeToolValuesInEvents,
+        },
         limits,
         registry,
         memoryExplicit: false,

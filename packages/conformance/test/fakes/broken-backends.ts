@@ -2,7 +2,8 @@
  * Deliberately broken backends. Each one breaks one promise of the contract; the
  * self-test asserts that the checks guarding that promise fail for it.
  */
-import type { SandboxBackend } from '@cordon/core/backend'
+import type { LogLevel } from '@cordon/core'
+import type { SandboxBackend, ToolBridge } from '@cordon/core/backend'
 import { createVmBackend } from './vm-backend.js'
 
 /** Never stops a guest that waits (on a tool, a timer, a promise): it ignores its deadline. */
@@ -24,3 +25,27 @@ export const createSessionSharingBackend = (): SandboxBackend =>
 
 /** Copies the host's environment variables into the guest: a secret reaches guest code. */
 export const createEnvExposingBackend = (): SandboxBackend => createVmBackend({ name: 'broken-exposes-env', exposeEnv: true })
+
+/**
+ * Holds the guest's console entries back and hands them to the host only when the run is over:
+ * `result.logs` is right, but log events no longer arrive in order with tool calls.
+ */
+export const createLogHoldingBackend = (): SandboxBackend => {
+  const backend = createVmBackend({ name: 'broken-holds-logs' })
+  return {
+    ...backend,
+    async execute(request) {
+      const held: [LogLevel, string][] = []
+      const host: ToolBridge = {
+        log: (level, message) => void held.push([level, message]),
+        callTool: (name, args) => request.host.callTool(name, args),
+        callToolSync: (name, args) => request.host.callToolSync(name, args),
+      }
+      try {
+        return await backend.execute({ ...request, host })
+      } finally {
+        for (const [level, message] of held) request.host.log(level, message)
+      }
+    },
+  }
+}

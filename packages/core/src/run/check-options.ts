@@ -3,7 +3,7 @@ import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../li
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 
-const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', ...LIMIT_NAMES])
+const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', 'onEvent', 'includeToolValuesInEvents', ...LIMIT_NAMES])
 const SUGGESTIONS: Record<string, string> = {
   timeout: 'timeoutMs',
   memory: 'memoryMb',
@@ -12,6 +12,11 @@ const SUGGESTIONS: Record<string, string> = {
   maxOutput: 'maxOutputBytes',
   abortSignal: 'signal',
   context: 'globals',
+  onEvents: 'onEvent',
+  onLog: 'onEvent',
+  onProgress: 'onEvent',
+  eventListener: 'onEvent',
+  includeToolValues: 'includeToolValuesInEvents',
 }
 
 function invalid(message: string): never {
@@ -37,6 +42,13 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   }
   const signal = record.signal
   if (signal !== undefined && !isAbortSignal(signal)) invalid(`${source}: signal must be an AbortSignal`)
+  if (record.onEvent !== undefined && typeof record.onEvent !== 'function') {
+    invalid(`${source}: onEvent must be a function (event) => void, got ${describeOptionValue(record.onEvent)}`)
+  }
+  const values = record.includeToolValuesInEvents
+  if (values !== undefined && typeof values !== 'boolean') {
+    invalid(`${source}: includeToolValuesInEvents must be a boolean, got ${describeOptionValue(values)}`)
+  }
   const globals = record.globals
   if (globals !== undefined && (typeof globals !== 'object' || globals === null || Array.isArray(globals))) {
     invalid(`${source}: globals must be an object of name → value`)
@@ -68,5 +80,7 @@ export function mergeRunOptions(defaults: RunOptions, options: RunOptions): RunO
     ...options,
     tools: options.tools ?? defaults.tools,
     globals: options.globals ?? defaults.globals,
+    onEvent: options.onEvent ?? defaults.onEvent,
+    includeToolValuesInEvents: options.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
   }
 }

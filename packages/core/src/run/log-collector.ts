@@ -12,6 +12,8 @@ export class LogCollector {
   constructor(
     private readonly maxEntries: number,
     private readonly maxBytes: number,
+    /** Told of each entry as it is kept (the run's `log` events). */
+    private readonly onKept?: (entry: LogEntry) => void,
   ) {}
 
   add(level: unknown, message: unknown): void {
@@ -21,7 +23,9 @@ export class LogCollector {
       return
     }
     const safeLevel: LogLevel = LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'log'
-    this.entries.push({ level: safeLevel, message: cut(typeof message === 'string' ? message : String(message), this.maxBytes) })
+    const entry: LogEntry = { level: safeLevel, message: cut(typeof message === 'string' ? message : String(message), this.maxBytes) }
+    this.entries.push(entry)
+    this.onKept?.(entry)
   }
 }
 

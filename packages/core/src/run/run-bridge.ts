@@ -3,9 +3,28 @@ import type { ResolvedLimits } from '../limits.js'
 import type { ToolBridge } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { LogCollector } from './log-collector.js'
+import type { EventStream } from './event-stream.js'
+import type { ToolEndEvent, ToolErrorReason, ToolStartEvent } from './events.js'
 import type { ToolDefinition } from '../options.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
+
+/** Where a run's tool and log events go, when the host listens (`onEvent`). */
+export interface BridgeEvents {
+  stream: EventStream
+  /** `includeToolValuesInEvents`: put the arguments and results in the tool events. */
+  includeValues: boolean
+}
+
+/** A call that has had its `tool-start` event and not yet its end. */
+interface PendingCall {
+  id: number
+  tool: string
+  startedPerf: number
+}
+
+/** A tool's own timeoutMs passed (reported as `timeout`, not `threw`). */
+class ToolTimeoutError extends Error {}
 
 /**
  * The per-run ToolBridge: every input comes from the guest (or a backend that may be
@@ -16,6 +35,8 @@ export class RunBridge implements ToolBridge {
   toolCalls = 0
   private running = 0
   private readonly queue: (() => void)[] = []
+  private callSeq = 0
+  private readonly pending = new Map<number, PendingCall>()
 
   constructor(
     private readonly registry: ToolRegistry,
@@ -23,8 +44,14 @@ export class RunBridge implements ToolBridge {
     private readonly limits: ResolvedLimits,
     private readonly signal: AbortSignal,
     private readonly stop: (error: SandboxError) => void,
+    private readonly events?: BridgeEvents,
   ) {
-    this.logs = new LogCollector(limits.maxLogEntries, limits.maxLogBytes)
+    const stream = events?.stream
+    this.logs = new LogCollector(
+      limits.maxLogEntries,
+      limits.maxLogBytes,
+      stream && ((entry) => stream.emit({ type: 'log', level: entry.level, message: entry.message })),
+    )
   }
 
   /**
@@ -36,8 +63,67 @@ export class RunBridge implements ToolBridge {
     this.logs.add(level, message)
   }
 
-  private admit(name: unknown, argsWire: unknown): { name: string; args: unknown } {
+  /**
+   * Every call to one of the run's tools gets its `tool-start` here, as it reaches the host, and
+   * exactly one end: `ended`, `failed`, or `endPendingCalls` when the run ends first.
+   */
+  private begin(name: unknown, argsWire: unknown): PendingCall | undefined {
     if (this.signal.aborted) throw new Error('the run has ended')
+    if (this.events === undefined || typeof name !== 'string' || !this.registry.byName.has(name)) return undefined
+    const call: PendingCall = { id: ++this.callSeq, tool: name, startedPerf: performance.now() }
+    this.pending.set(call.id, call)
+    const argsBytes = typeof argsWire === 'string' ? utf8Length(argsWire) : 0
+    const event: Omit<ToolStartEvent, 'atMs'> = { type: 'tool-start', callId: call.id, tool: name, argsBytes }
+    // Arguments over maxOutputBytes are refused unread; they are not decoded for the event either.
+    if (this.events.includeValues && typeof argsWire === 'string' && argsBytes <= this.limits.maxOutputBytes) {
+      try {
+        event.args = decodeValue(argsWire)
+      } catch {
+        // Malformed arguments are refused below; the event goes without them.
+      }
+    }
+    this.events.stream.emit(event)
+    return call
+  }
+
+  private ended(call: PendingCall | undefined, resultWire: string): void {
+    if (call === undefined || !this.pending.delete(call.id)) return
+    const event: Omit<ToolEndEvent, 'atMs'> = {
+      type: 'tool-end',
+      callId: call.id,
+      tool: call.tool,
+      durationMs: since(call.startedPerf),
+      resultBytes: utf8Length(resultWire),
+    }
+    if (this.events!.includeValues) {
+      try {
+        event.result = decodeValue(resultWire)
+      } catch {
+        // Host-encoded text always decodes; were it not to, the event goes without the value.
+      }
+    }
+    this.events!.stream.emit(event)
+  }
+
+  private failed(call: PendingCall | undefined, reason: ToolErrorReason, error: unknown): void {
+    if (call === undefined || !this.pending.delete(call.id)) return
+    const message = error instanceof Error ? error.message : String(error)
+    this.events!.stream.emit({
+      type: 'tool-error',
+      callId: call.id,
+      tool: call.tool,
+      durationMs: since(call.startedPerf),
+      reason,
+      error: { name: error instanceof TypeError ? 'TypeError' : 'Error', message },
+    })
+  }
+
+  /** The run is over: each call still pending gets its `run-ended` event now (its answer will be dropped). */
+  endPendingCalls(why: string): void {
+    for (const call of [...this.pending.values()]) this.failed(call, 'run-ended', new Error(why))
+  }
+
+  private admit(name: unknown, argsWire: unknown): { name: string; args: unknown } {
     this.toolCalls++
     if (this.toolCalls > this.limits.maxToolCalls) {
       const error = new SandboxError('TOOL_CALL_LIMIT', `more than maxToolCalls (${this.limits.maxToolCalls}) tool calls`)
@@ -87,21 +173,36 @@ export class RunBridge implements ToolBridge {
   }
 
   async callTool(rawName: string, argsWire: string): Promise<string> {
-    const { name, args } = this.admit(rawName, argsWire)
-    const input = this.validated(name, args)
-    await this.acquire()
+    const call = this.begin(rawName, argsWire)
+    let reason: ToolErrorReason = 'refused'
     try {
-      if (this.signal.aborted) throw new Error('the run has ended')
-      const tool = this.registry.byName.get(name)!
-      const value =
-        tool.timeoutMs === undefined
-          ? await tool.execute(input, { signal: this.signal, name })
-          : await this.withTimeout(name, tool, input, tool.timeoutMs)
-      return this.encodeResult(name, value)
+      const { name, args } = this.admit(rawName, argsWire)
+      const input = this.validated(name, args)
+      await this.acquire()
+      try {
+        if (this.signal.aborted) {
+          reason = 'run-ended'
+          throw new Error('the run has ended')
+        }
+        const tool = this.registry.byName.get(name)!
+        reason = 'threw'
+        const value =
+          tool.timeoutMs === undefined
+            ? await tool.execute(input, { signal: this.signal, name })
+            : await this.withTimeout(name, tool, input, tool.timeoutMs)
+        reason = 'invalid-result'
+        const wire = this.encodeResult(name, value)
+        this.ended(call, wire)
+        return wire
+      } catch (error) {
+        if (error instanceof ToolTimeoutError) reason = 'timeout'
+        throw toGuestError(error)
+      } finally {
+        this.release()
+      }
     } catch (error) {
-      throw toGuestError(error)
-    } finally {
-      this.release()
+      this.failed(call, reason, error)
+      throw error
     }
   }
 
@@ -116,7 +217,7 @@ export class RunBridge implements ToolBridge {
     let timer: ReturnType<typeof setTimeout> | undefined
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
-        const error = new Error(`tool ${name} timed out after ${timeoutMs} ms`)
+        const error = new ToolTimeoutError(`tool ${name} timed out after ${timeoutMs} ms`)
         call.abort(error)
         reject(error)
       }, timeoutMs)
@@ -130,19 +231,30 @@ export class RunBridge implements ToolBridge {
   }
 
   callToolSync(rawName: string, argsWire: string): string {
-    const { name, args } = this.admit(rawName, argsWire)
-    const tool = this.registry.byName.get(name)!
-    const input = this.validated(name, args)
-    let value: unknown
+    const call = this.begin(rawName, argsWire)
+    let reason: ToolErrorReason = 'refused'
     try {
-      value = tool.execute(input, { signal: this.signal, name })
+      const { name, args } = this.admit(rawName, argsWire)
+      const tool = this.registry.byName.get(name)!
+      const input = this.validated(name, args)
+      reason = 'threw'
+      let value: unknown
+      try {
+        value = tool.execute(input, { signal: this.signal, name })
+      } catch (error) {
+        throw toGuestError(error)
+      }
+      reason = 'invalid-result'
+      if (value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
+        throw new Error(`sync tool ${name} returned a promise; make execute synchronous or drop sync: true`)
+      }
+      const wire = this.encodeResult(name, value)
+      this.ended(call, wire)
+      return wire
     } catch (error) {
-      throw toGuestError(error)
+      this.failed(call, reason, error)
+      throw error
     }
-    if (value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
-      throw new Error(`sync tool ${name} returned a promise; make execute synchronous or drop sync: true`)
-    }
-    return this.encodeResult(name, value)
   }
 
   private acquire(): Promise<void> {
@@ -158,6 +270,10 @@ export class RunBridge implements ToolBridge {
     if (next !== undefined) next()
     else this.running--
   }
+}
+
+function since(startedPerf: number): number {
+  return Math.round((performance.now() - startedPerf) * 1000) / 1000
 }
 
 /** The guest sees a tool failure's message only: no host stack, no host error object. */

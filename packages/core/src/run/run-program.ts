@@ -7,6 +7,7 @@ import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
+import { EventStream } from './event-stream.js'
 import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
@@ -54,14 +55,25 @@ export async function prepareRun(
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
   const { backend, limits } = plan
   const runStop = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
-  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e))
+  const { onEvent } = plan.options
+  const events =
+    onEvent === undefined
+      ? undefined
+      : { stream: new EventStream(onEvent, plan.startedPerf), includeValues: plan.options.includeToolValuesInEvents === true }
+  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e), events)
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
     const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
     bridge.logs.closed = true
-    return toResult(plan, outcome, reason, bridge, program)
+    const result = toResult(plan, outcome, reason, bridge, program)
+    if (events !== undefined) {
+      // Every call that had its tool-start gets its end before the result event, the last one.
+      bridge.endPendingCalls(reason?.message ?? 'the run finished before the call answered')
+      events.stream.close(result)
+    }
+    return result
   }
 
   if (utf8Length(plan.code) > limits.maxCodeBytes) {
