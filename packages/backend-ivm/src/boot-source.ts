@@ -1,4 +1,5 @@
 import { GUEST_RUNTIME_SOURCE, PRIMORDIALS_SOURCE } from '@cordon/core/backend'
+import { sealBoundary } from './guest/boundary.js'
 import { hardenGuestRealm } from './guest/hardening.js'
 
 /** The file name the boot code is compiled under (it shows in stacks of runtime internals). */
@@ -7,12 +8,14 @@ export const BOOT_FILENAME = 'cordon-runtime.js'
 /**
  * The body of the closure each fresh isolate evaluates, before any guest code, with
  * `context.evalClosure`. Its arguments are host callbacks (plain functions in the guest):
- * $0 log, $1 call, $2 callSync, $3 timer, $4 done, $5 allocation failure.
- * They are only ever held in closures here, never written to a global. The returned
- * array holds the four runtime functions the host keeps References to; the runtime's
- * functions do not use `this`, so calling them detached is fine.
+ * $0 log, $1 call, $2 callSync, $3 timer, $4 done, $5 allocation failure; and $6, the
+ * isolate's memoryMb. They are only ever held in closures here, never written to a global.
+ * The returned array holds the four runtime functions the host keeps References to; the
+ * runtime's functions do not use `this`, so calling them detached is fine. Everything crossing
+ * back to the host goes through the sealed boundary (primitives only, see guest/boundary.ts).
  */
 export const BOOT_SOURCE = `'use strict';
-(${hardenGuestRealm.toString()})(${PRIMORDIALS_SOURCE}, $5);
-const runtime = (${GUEST_RUNTIME_SOURCE})({ log: $0, call: $1, callSync: $2, timer: $3, done: $4 });
-return [runtime.install, runtime.start, runtime.settle, runtime.fire];`
+const seal = (${sealBoundary.toString()})(${PRIMORDIALS_SOURCE});
+(${hardenGuestRealm.toString()})(${PRIMORDIALS_SOURCE}, seal.outgoing($5), $6);
+const runtime = (${GUEST_RUNTIME_SOURCE})({ log: seal.outgoing($0), call: seal.outgoing($1), callSync: seal.outgoing($2), timer: seal.outgoing($3), done: seal.outgoing($4) });
+return [seal.incoming(runtime.install), seal.incoming(runtime.start), seal.incoming(runtime.settle), seal.incoming(runtime.fire)];`

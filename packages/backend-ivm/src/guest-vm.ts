@@ -8,7 +8,7 @@ export interface RunHooks {
   onAllocationFailure(): void
   /** A host function threw (a bug on the host side, not the guest's doing). */
   onHostError(error: unknown): void
-  /** isolated-vm lost control of the isolate (only when catastrophic errors are caught). */
+  /** isolated-vm lost control of the isolate (a V8 out-of-memory error it could not contain). */
   onCatastrophicError(message: string): void
 }
 
@@ -42,11 +42,13 @@ export interface GuestVm {
 }
 
 /**
- * `onCatastrophicError`, when given, is registered with isolated-vm so that an error it
- * cannot contain parks the isolate's thread instead of aborting the process; it is called
- * on the main thread, after the run's own handler.
+ * Every isolate is created with isolated-vm's catastrophic-error handler: without one, a V8
+ * out-of-memory error isolated-vm cannot contain aborts the whole process. With it, isolated-vm
+ * parks the isolate's thread for good and calls the handler on the main thread, where the run in
+ * the isolate is ended (its calls into the isolate never return), the isolate is disposed so that
+ * nothing reaches it again, and `onLost` is told.
  */
-export async function createGuestVm(ivm: IvmModule, memoryMb: number, onCatastrophicError?: (message: string) => void): Promise<GuestVm> {
+export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (message: string) => void): Promise<GuestVm> {
   const relaySwitch: RelaySwitch = createRelaySwitch()
   let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined
@@ -60,17 +62,20 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onCatastro
       hooks = undefined
     },
   }
-  const isolate = new ivm.Isolate(
-    onCatastrophicError === undefined
-      ? { memoryLimit: memoryMb }
-      : {
-          memoryLimit: memoryMb,
-          onCatastrophicError: (message: string) => {
-            hooks?.onCatastrophicError(String(message))
-            onCatastrophicError(String(message))
-          },
-        },
-  )
+  const isolate: IvmIsolate = new ivm.Isolate({
+    memoryLimit: memoryMb,
+    onCatastrophicError: (message: string) => {
+      const text = String(message)
+      hooks?.onCatastrophicError(text)
+      try {
+        // isolated-vm may have disposed it already (it hit the limit before V8 gave up).
+        if (!isolate.isDisposed) isolate.dispose()
+      } catch {
+        // Already disposed meanwhile: retired either way.
+      }
+      onLost(text)
+    },
+  })
   try {
     const context = await isolate.createContext()
     // Tool calls and the final result are `ignored` callbacks (queued to the main thread, in
@@ -109,6 +114,7 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onCatastro
       new ivm.Callback(() => {
         hooks?.onAllocationFailure()
       }),
+      memoryMb,
     ]
     // `reference: true` matters: without it isolated-vm hands out a host function that
     // calls into the isolate synchronously, blocking the main thread while the guest runs.

@@ -53,12 +53,21 @@ export async function withinWait(reading: Promise<IvmHeapStatistics | undefined>
  * sample proves the guest over `memoryMb`: a guest holding one huge string while it awaits
  * tools or timers is stopped then rather than at the end. isolated-vm answers between the
  * guest's tasks, so one reading at a time. Returns how to stop sampling.
+ *
+ * Also calls `onOver` when the isolate turns out disposed by isolated-vm itself, which it does
+ * at the memory limit: the run's pending call normally reports that at once, but not while the
+ * guest is inside a native call V8 cannot interrupt (a built-in walking a huge array-like),
+ * which goes on after the disposal and may never return.
  */
 export function sampleHeap(isolate: IvmIsolate, memoryMb: number, onOver: () => void): () => void {
   let pending = false
   let stopped = false
   const timer = setInterval(() => {
-    if (pending || isolate.isDisposed) return
+    if (isolate.isDisposed) {
+      if (!stopped) onOver()
+      return
+    }
+    if (pending) return
     pending = true
     isolate.getHeapStatistics().then(
       (stats) => {

@@ -6,6 +6,7 @@ import { engineFailure } from './engine-failure.js'
 import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
 import { createGuestVm, type GuestVm } from './guest-vm.js'
 import { IsolatePool } from './pool.js'
+import { lostIsolates, recordLostIsolate } from './lost-isolates.js'
 import { createIvmSession } from './session.js'
 import { resolveIvmOptions, type IvmBackendOptions } from './options.js'
 import { currentProcess, missingNoNodeSnapshot } from './runtime-check.js'
@@ -25,17 +26,28 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
   const sessions = new Set<BackendSession>()
   let pool: IsolatePool | undefined
   let disposed = false
-  /** Set after a catastrophic isolated-vm error: the process must be restarted. */
-  let broken: string | undefined
-  const onCatastrophicError =
-    settings.onCatastrophicError === undefined
-      ? undefined
-      : (message: string) => {
-          if (broken !== undefined) return
-          broken = message
-          pool?.dispose()
-          settings.onCatastrophicError?.(message)
-        }
+  /**
+   * isolated-vm lost an isolate of ours (guest-vm.ts has already ended its run and retired it).
+   * New isolates still work, so the backend carries on until the process holds more lost
+   * isolates than `maxLostIsolates`.
+   */
+  const onLost = (message: string) => {
+    recordLostIsolate(message)
+    if (overBudget() !== undefined) pool?.dispose()
+    const notify = settings.onCatastrophicError
+    // Outside isolated-vm's own call: whatever the callback throws is the application's to see.
+    if (notify !== undefined) queueMicrotask(() => notify(message))
+  }
+  const overBudget = (): Refusal | undefined => {
+    const lost = lostIsolates()
+    if (lost.count <= settings.maxLostIsolates) return undefined
+    return unavailable(
+      `isolated-vm has lost ${lost.count} isolate${lost.count === 1 ? '' : 's'} in this process to V8 out-of-memory errors it could ` +
+        `not contain (last: ${lost.last ?? 'unknown'}), more than maxLostIsolates (${settings.maxLostIsolates}) allows: each keeps ` +
+        'a parked thread and its heap until the process ends. Restart the process to use this backend again; it cannot exit ' +
+        'by itself now, so end it with process.abort() or SIGKILL.',
+    )
+  }
 
   const register: RegisterStopper = (stop) => {
     active.add(stop)
@@ -44,8 +56,7 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
 
   const refusal = (): Refusal | undefined => {
     if (disposed) return unavailable('this ivm backend was disposed; create a new one')
-    if (broken !== undefined) return crashed(broken)
-    return undefined
+    return overBudget()
   }
 
   /** A prepared isolate with `memoryMb`, from the pool (see IsolatePool for single runs and sessions). */
@@ -60,7 +71,7 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     pool ??= new IsolatePool({
       size: settings.poolSize,
       idleMs: settings.poolIdleMs,
-      create: (size) => createGuestVm(engine.ivm, size, onCatastrophicError),
+      create: (size) => createGuestVm(engine.ivm, size, onLost),
     })
     let vm: GuestVm
     try {
@@ -128,11 +139,6 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
 function disposeAfterRun(vm: GuestVm, idle: boolean): void {
   if (idle) setImmediate(() => vm.dispose())
   else vm.dispose()
-}
-
-function crashed(cause: string): Refusal {
-  const message = `isolated-vm reported a catastrophic error earlier (${cause}); restart the process to run code again`
-  return { ok: false, error: { code: 'BACKEND_CRASHED', message } }
 }
 
 function unavailable(message: string): Refusal {

@@ -14,13 +14,20 @@ export interface IvmBackendOptions {
   /** The pool's isolates are disposed after this many ms without a run. Default 30 000. */
   poolIdleMs?: number
   /**
-   * Opt in to surviving isolated-vm's catastrophic errors (a V8 out-of-memory it cannot
-   * contain). Without it such an error aborts the process. With it the process lives on,
-   * the run ends with MEMORY_LIMIT, this backend refuses further runs, and this function
-   * is called: finish outstanding work and end the process (`process.abort()` or a
-   * SIGKILL from a supervisor), because a stuck isolate thread keeps it from exiting normally.
+   * Called (with isolated-vm's message) each time isolated-vm loses control of an isolate: V8
+   * ran out of memory in a way isolated-vm could not contain. The backend handles this itself
+   * either way: the run in that isolate ends MEMORY_LIMIT and later runs use new isolates. The
+   * lost isolate's thread and heap stay until the process ends, and the process can no longer
+   * exit by itself (isolated-vm waits for that thread at exit): use this to plan a restart,
+   * ending the process with `process.abort()` or a SIGKILL from a supervisor.
    */
   onCatastrophicError?: (message: string) => void
+  /**
+   * How many lost isolates (see `onCatastrophicError`) the process may carry before this backend
+   * stops taking runs and reports BACKEND_UNAVAILABLE, since each keeps its heap. Counted per
+   * process, across backends. Default 3; 0 stops at the first.
+   */
+  maxLostIsolates?: number
 }
 
 export interface ResolvedIvmOptions {
@@ -28,10 +35,12 @@ export interface ResolvedIvmOptions {
   poolSize: number
   poolIdleMs: number
   onCatastrophicError: ((message: string) => void) | undefined
+  maxLostIsolates: number
 }
 
 export const DEFAULT_POOL_SIZE = 2
 export const DEFAULT_POOL_IDLE_MS = 30_000
+export const DEFAULT_MAX_LOST_ISOLATES = 3
 
 export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmOptions {
   if (typeof options !== 'object' || options === null) {
@@ -49,6 +58,7 @@ export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmO
     onCatastrophicError: options.onCatastrophicError,
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 64),
     poolIdleMs: integer('poolIdleMs', options.poolIdleMs, DEFAULT_POOL_IDLE_MS, 0, 24 * 60 * 60 * 1000),
+    maxLostIsolates: integer('maxLostIsolates', options.maxLostIsolates, DEFAULT_MAX_LOST_ISOLATES, 0, 1000),
   }
 }
 

@@ -117,11 +117,10 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       allocationFailed = true
       stop(memoryLimitError(memoryMb))
     },
+    // The isolate's thread is parked for good: none of the calls into it will return.
     onCatastrophicError(message) {
-      stop({
-        code: /memory/i.test(message) ? 'MEMORY_LIMIT' : 'BACKEND_CRASHED',
-        message: `isolated-vm lost control of the isolate (${message}); this backend accepts no more runs`,
-      })
+      if (/memory/i.test(message)) stop({ code: 'MEMORY_LIMIT', message: `${memoryLimitError(memoryMb).message} (${message})` })
+      else stop({ code: 'BACKEND_CRASHED', message: `isolated-vm lost control of the isolate: ${message}` })
     },
     onHostError(error) {
       stop({ code: 'INTERNAL', message: `a host function of the run failed: ${messageOf(error)}` })

@@ -1,5 +1,6 @@
 import { expectError, expectHealthy, expectLimitName, logMessages, summarize, timedRun } from '../harness/run.js'
 import type { ConformanceCheck } from '../types.js'
+import { oomPathChecks } from './limits-memory-ivm-oom.js'
 
 const MEMORY_MB = 32
 /** Generous: MEMORY_LIMIT must come from the memory cap, not from the clock. */
@@ -41,4 +42,5 @@ export const memoryLimitChecks: ConformanceCheck[] = [
       if (!result.ok || result.value !== 1e5) throw new Error(`expected 100000, got ${summarize(result)}`)
     },
   },
+  ...oomPathChecks,
 ]
