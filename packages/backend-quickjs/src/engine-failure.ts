@@ -29,16 +29,22 @@ export function readThrown(context: QuickJSContext, handle: QuickJSHandle): Thro
   const kind = context.typeof(handle)
   if (kind === 'string') return { message: context.getString(handle) }
   if (kind === 'number') return { message: String(context.getNumber(handle)) }
-  // `null` is an object to typeof; QuickJS throws it when it cannot even allocate an error.
-  if (kind !== 'object' || context.sameValue(handle, context.null)) return { message: kind === 'object' ? 'null' : kind }
+  if (kind !== 'object') return { message: kind }
+  // `null` is an object to typeof; QuickJS throws it when it cannot even allocate an error. Reading
+  // a property of it fails (the handle holds QuickJS's exception marker, typeof 'unknown'), which
+  // a property of an error never does. (SameValue would say it directly, but the quickjs-ng builds
+  // do not expose it, and getLength answers undefined for every object once memory has grown.)
+  let unreadable = false
   const prop = (key: string): string | number | undefined =>
     context.getProp(handle, key).consume((value) => {
       const type = context.typeof(value)
+      if (type === 'unknown') unreadable = true
       if (type === 'string') return context.getString(value)
       if (type === 'number') return context.getNumber(value)
       return undefined
     })
   const name = prop('name')
+  if (unreadable) return { message: 'null' }
   const message = prop('message')
   const stack = prop('stack')
   const lineNumber = prop('lineNumber')

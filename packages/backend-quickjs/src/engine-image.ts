@@ -9,14 +9,17 @@ import { MemoryGuard, WASM_PAGE_BYTES } from './memory-guard.js'
  *
  * It is sound because QuickJS allocates deterministically: a new instance that makes a runtime
  * and a context the same way gets the same pointers and the same heap, and after the patch its
- * memory is byte for byte that of an instance that evaluated the sources itself. The one
- * per-instance secret in it is Math.random's state, which QuickJS seeds from the clock when it
- * makes a context; it is found by comparing two preparations and drawn anew for every copy.
+ * memory is byte for byte that of an instance that evaluated the sources itself. What differs
+ * from instance to instance are a few 8-byte words QuickJS fills from the clock when it makes a
+ * context: Math.random's state in both builds, and in quickjs-ng also `performance`'s time origin
+ * (in the context and in `performance.timeOrigin`). They are found by comparing two preparations
+ * and never patched, so every copy keeps its own; Math.random's state (the word that changes
+ * when the guest calls it) is then drawn anew from crypto.getRandomValues for every copy.
  *
- * Everything is checked when the image is taken (the pointers of three instances agree, the
- * preparations differ in one 8-byte word inside the context, a patched copy runs a program), and
- * every copy checks its pointers again. When a check fails there is no image and every engine
- * evaluates the sources, as it always could.
+ * Everything is checked when the image is taken (the pointers of four instances agree, two
+ * preparations differ in the same few words as two bare instances, one of them inside the context
+ * is Math.random's, a patched copy runs a program), and every copy checks its pointers again. When
+ * a check fails there is no image and every engine evaluates the sources, as it always could.
  */
 export interface EngineImage {
   /** Pages of linear memory the patched instance needs. */
@@ -49,10 +52,23 @@ const PATCH_GAP = 64
 /** Where QuickJS keeps Math.random's state relative to the context: within its JSContext struct. */
 const CONTEXT_STRUCT_BYTES = 4096
 
+/** Per-instance heap words an image may leave alone (bellard's QuickJS has 1, quickjs-ng 3). */
+const MAX_HEAP_INSTANCE_WORDS = 8
+
+/** ...and per-instance words in all (the C stack's leftovers included). */
+const MAX_INSTANCE_WORDS = 64
+
 /** Takes and checks the image. Resolves undefined when any check fails. */
 export async function captureEngineImage(engine: Engine, steps: Preparation): Promise<EngineImage | undefined> {
   const instances: { runtime: QuickJSRuntime; context: QuickJSContext }[] = []
-  const instance = async (prepare: boolean): Promise<{ bytes: Uint8Array; runtime: number; context: number }> => {
+  interface Taken {
+    bytes: Uint8Array
+    runtime: number
+    context: number
+    memory: WebAssembly.Memory
+    made: { runtime: QuickJSRuntime; context: QuickJSContext }
+  }
+  const instance = async (prepare: boolean): Promise<Taken> => {
     const guard = new MemoryGuard(engine.initialPages, engine.capPagesFor(256))
     const made = steps.makeBare(await engine.instantiate(guard))
     instances.push(made)
@@ -61,17 +77,34 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
       bytes: new Uint8Array(guard.memory.buffer).slice(),
       runtime: pointerOf(made.runtime, 'rt'),
       context: pointerOf(made.context, 'ctx'),
+      memory: guard.memory,
+      made,
     }
   }
   try {
     const first = await instance(true)
     const second = await instance(true)
     const bare = await instance(false)
-    const samePointers = [second, bare].every((other) => other.runtime === first.runtime && other.context === first.context)
+    const otherBare = await instance(false)
+    const samePointers = [second, bare, otherBare].every((other) => other.runtime === first.runtime && other.context === first.context)
     if (!samePointers || first.runtime <= 0 || first.bytes.length !== second.bytes.length) return undefined
-    const seedAddress = seedWord(first.bytes, second.bytes, first.context)
+    if (bare.bytes.length !== otherBare.bytes.length) return undefined
+    // The words each instance fills for itself, which the patch leaves alone. In the heap they must
+    // be the same in prepared and bare instances (so a bare engine holds its own value of the same
+    // thing there); below it, in the C stack, what calls left behind may differ anywhere.
+    const prepared = instanceWords(first.bytes, second.bytes)
+    const bares = instanceWords(bare.bytes, otherBare.bytes)
+    if (prepared === undefined || bares === undefined) return undefined
+    const inHeap = (word: number): boolean => word >= engine.heapStartBytes
+    const heapWords = prepared.filter(inHeap)
+    if (heapWords.length > MAX_HEAP_INSTANCE_WORDS || !sameWords(heapWords, bares.filter(inHeap))) return undefined
+    const words = [...new Set([...prepared, ...bares])]
+    const seedAddress = randomStateWord(first, heapWords)
     if (seedAddress === undefined) return undefined
-    const patches = patchesBetween(bare.bytes, first.bytes)
+    // The prepared memory with the bare engine's own values in those words: what to patch towards.
+    const target = first.bytes.slice()
+    for (const word of words) target.set(bare.bytes.subarray(word, word + 8), word)
+    const patches = patchesBetween(bare.bytes, target)
     if (patches.reduce((sum, patch) => sum + patch.bytes.length, 0) > MAX_PATCH_BYTES) return undefined
     const image: EngineImage = {
       pages: first.bytes.length / WASM_PAGE_BYTES,
@@ -112,17 +145,39 @@ export function applyEngineImage(
   return true
 }
 
-/** The one aligned 8-byte word, inside the context, in which two preparations differ. */
-function seedWord(a: Uint8Array, b: Uint8Array, contextPointer: number): number | undefined {
-  let word: number | undefined
+/** The aligned 8-byte words in which two instances made the same way differ (a few at most), ascending. */
+function instanceWords(a: Uint8Array, b: Uint8Array): number[] | undefined {
+  const words: number[] = []
   for (let i = 0; i < a.length; i++) {
     if (a[i] === b[i]) continue
     const start = i - (i % 8)
-    if (word !== undefined && word !== start) return undefined
-    word = start
+    if (words[words.length - 1] !== start) words.push(start)
+    if (words.length > MAX_INSTANCE_WORDS) return undefined
   }
-  if (word === undefined || word < contextPointer || word + 8 > contextPointer + CONTEXT_STRUCT_BYTES) return undefined
-  return word
+  return words
+}
+
+function sameWords(a: readonly number[], b: readonly number[] | undefined): boolean {
+  return b !== undefined && a.length === b.length && a.every((word, i) => word === b[i])
+}
+
+/**
+ * Math.random's state: the one per-instance word inside the context that changes when the guest
+ * calls Math.random (the time origin next to it in quickjs-ng does not).
+ */
+function randomStateWord(
+  taken: { memory: WebAssembly.Memory; context: number; made: { context: QuickJSContext } },
+  words: readonly number[],
+): number | undefined {
+  const candidates = words.filter((word) => word >= taken.context && word + 8 <= taken.context + CONTEXT_STRUCT_BYTES)
+  const read = (word: number): string => new Uint8Array(taken.memory.buffer, word, 8).join()
+  const before = candidates.map(read)
+  const result = taken.made.context.evalCode('Math.random()', 'cordon-image-check', { type: 'global' })
+  const failed = result.error !== undefined
+  ;(result.error ?? result.value).dispose()
+  if (failed) return undefined
+  const changed = candidates.filter((word, i) => read(word) !== before[i])
+  return changed.length === 1 ? changed[0] : undefined
 }
 
 function patchesBetween(from: Uint8Array, to: Uint8Array): EngineImage['patches'] {
