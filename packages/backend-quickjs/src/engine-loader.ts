@@ -9,7 +9,7 @@ import {
 import { describeError } from './engine-failure.js'
 import { WASM_PAGE_BYTES, type MemoryGuard } from './memory-guard.js'
 import type { Loadable, ResolvedQuickJSOptions, VariantInput } from './options.js'
-import { compileWasm, defaultWasmUrl } from './wasm-source.js'
+import { DEFAULT_VARIANT_PACKAGE, compileWasm, defaultWasmUrl } from './wasm-source.js'
 
 /** A loaded QuickJS build: compiled once, instantiated afresh for every run. */
 export interface Engine {
@@ -27,7 +27,7 @@ export interface Engine {
 const MAX_HEAP_PAGES = 32_768
 
 const INSTALL_FIX =
-  'Install the default build with `npm install @jitl/quickjs-wasmfile-release-sync@0.32.0` ' +
+  `Install the default build with \`npm install ${DEFAULT_VARIANT_PACKAGE}@0.32.0\` ` +
   '(a dependency of @cordon/backend-quickjs), or pass { variant, wasmModule } to createQuickJSBackend().'
 
 /** The default build is loaded once per process and shared by every backend that uses it. */
@@ -85,6 +85,7 @@ async function loadEngine(options: ResolvedQuickJSOptions): Promise<Engine> {
 
 async function loadVariant(input: Loadable<VariantInput> | string | undefined): Promise<QuickJSSyncVariant> {
   // A string names the variant's module, resolved from this package (how worker threads get theirs).
+  // The default build (see wasm-source.ts for why this one) is named literally for bundlers.
   const loaded: unknown =
     input === undefined
       ? await import('@jitl/quickjs-wasmfile-release-sync')
@@ -129,7 +130,7 @@ async function probe(variant: QuickJSSyncVariant, compiled: WebAssembly.Module |
           'BACKEND_UNAVAILABLE',
           'this QuickJS build ignores the WebAssembly.Memory it is given, so memoryMb cannot be enforced',
           {
-            fix: 'Use a variant built with an imported memory, such as @jitl/quickjs-wasmfile-release-sync.',
+            fix: `Use a variant built with an imported memory, such as ${DEFAULT_VARIANT_PACKAGE}.`,
           },
         )
       }

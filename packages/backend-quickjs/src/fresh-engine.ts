@@ -2,6 +2,7 @@ import { SandboxError } from '@cordon/core'
 import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
 import { applyEngineImage, captureEngineImage, type EngineImage, type Preparation } from './engine-image.js'
+import { BUFFER_GUARD_FILENAME, BUFFER_GUARD_SOURCE } from './buffer-guard-source.js'
 import type { Engine } from './engine-loader.js'
 import { LENGTH_GUARD_FILENAME, LENGTH_GUARD_SOURCE } from './length-guard-source.js'
 import { MemoryGuard } from './memory-guard.js'
@@ -74,7 +75,8 @@ export function enginePreparation(maxStackSizeBytes: number): Preparation {
       return { runtime, context: runtime.newContext() }
     },
     evaluate(context, runtime) {
-      // Before the guest runtime, so it too captures the guarded built-ins (see length-guard.ts).
+      // Before the guest runtime, so it too captures the guarded built-ins (see buffer-guard.ts, length-guard.ts).
+      evaluate(context, runtime, BUFFER_GUARD_SOURCE, BUFFER_GUARD_FILENAME, 'the buffer guard').dispose()
       evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
       evaluate(context, runtime, `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, RUNTIME_FILENAME, 'the guest runtime').dispose()
     },

@@ -1,7 +1,18 @@
 import type { WasmModuleInput } from './options.js'
 
+/**
+ * The default build: bellard's QuickJS 2025-09-13 as quickjs-emscripten 0.32.0 ships it, with
+ * src/guest/buffer-guard.ts in front of the three built-ins through which that version reads past
+ * a shrunk or detached buffer (bellard/quickjs #477, #478, #492). Its quickjs-ng 0.12.1 build
+ * (`@jitl/quickjs-ng-wasmfile-release-sync`) fixes those itself, but reports the wrong line for the
+ * commonest runtime error (reading a property of undefined or null: the line of the last call
+ * before it), and plain array and FinalizationRegistry code aborts it (quickjs-ng #1562, #1352).
+ * The README's "Which QuickJS build" has the evidence and how to choose the other.
+ */
+export const DEFAULT_VARIANT_PACKAGE = '@jitl/quickjs-wasmfile-release-sync'
+
 /** The package export that points at the default variant's `.wasm` file. */
-export const DEFAULT_WASM_SPECIFIER = '@jitl/quickjs-wasmfile-release-sync/wasm'
+export const DEFAULT_WASM_SPECIFIER = `${DEFAULT_VARIANT_PACKAGE}/wasm`
 
 /** Compiles whatever the user gave (or the default variant's file) into a WebAssembly.Module. */
 export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.Module> {
