@@ -1,7 +1,7 @@
 import { SandboxError } from '../../errors.js'
 import type { RunError } from '../../result.js'
 import { toolErrorPayload } from '../guest-relay.js'
-import { watchStop } from '../run-stop.js'
+import { timeoutError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
 import { CHANNEL_VERSION, parseReport, type Order, type Report, type SyncReply } from './channel-protocol.js'
 import { RUN_SLOTS, clearStop, raiseStop } from './stop-flags.js'
@@ -276,7 +276,10 @@ export class ChannelClient {
 
   /** A run the host stopped reports the host's own reason, however the far side worded it. */
   private reconcile(run: NearRun, outcome: ExecuteOutcome): ExecuteOutcome {
-    const reason = run.stopReason
+    // The far side's clock may end a run a moment before the host's deadline timer fires: past the
+    // deadline, that is the host's TIMEOUT too.
+    const expired = Date.now() >= run.request.deadline ? timeoutError(run.request.limits.timeoutMs) : undefined
+    const reason = run.stopReason ?? expired
     if (outcome.ok || reason === undefined) return outcome
     const code = outcome.error.code
     if (code !== 'ABORTED' && code !== 'TIMEOUT' && code !== reason.code) return outcome
