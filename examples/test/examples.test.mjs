@@ -4,6 +4,7 @@ import { execFile } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { promisify } from 'node:util'
 import { expect, it } from 'vitest'
+import { inlineCopy } from './inline-copy.mjs'
 
 const run = promisify(execFile)
 const root = fileURLToPath(new URL('..', import.meta.url))
@@ -11,6 +12,16 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 async function runExample(file) {
   const { stdout } = await run(process.execPath, [file], { cwd: root, timeout: 50_000 })
   return stdout
+}
+
+/** The examples run on QuickJS in worker threads (the default) and again on the host's thread. */
+async function runInline(file) {
+  const copy = inlineCopy(root, file)
+  try {
+    return await runExample(copy.file)
+  } finally {
+    copy.remove()
+  }
 }
 
 it('plugin-host.mjs: a plugin loaded once, called twice, then stopped when it hangs', async () => {
@@ -25,4 +36,13 @@ it('notebook.mjs: a helper defined in one step is used in the next; an error kee
   const out = await runExample('notebook.mjs')
   expect(out).toContain("[3] → [ 'eu', 'us' ]")
   expect(out).toContain('[5] RUNTIME_ERROR')
+})
+
+it("both examples print the same with QuickJS on the host's thread (thread: 'inline')", async () => {
+  const host = await runInline('plugin-host.mjs')
+  expect(host).toContain('hello grace (#2, last was ada)')
+  expect(host).toContain('stuck plugin stopped: TIMEOUT; session ended: TIMEOUT')
+  const notebook = await runInline('notebook.mjs')
+  expect(notebook).toContain("[3] → [ 'eu', 'us' ]")
+  expect(notebook).toContain('[5] RUNTIME_ERROR')
 })

@@ -13,9 +13,11 @@ export interface BackendAloneOptions {
   nodeArgs?: string[]
   /** Other READMEs whose example runs on this project's packages (path absolute or relative to the project). */
   alsoRuns?: { name: string; readme: string; prints: RegExp }[]
+  /** The package README's example again, rewritten (e.g. with another option), must print the same. */
+  variants?: { name: string; rewrite: (example: string) => string }[]
 }
 
-export function describeBackendAlone({ pkg, prints, nodeArgs = [], alsoRuns = [] }: BackendAloneOptions): void {
+export function describeBackendAlone({ pkg, prints, nodeArgs = [], alsoRuns = [], variants = [] }: BackendAloneOptions): void {
   describe(`${pkg} alone with @cordon/core`, () => {
     let consumer: Consumer
     let example: string
@@ -51,6 +53,18 @@ export function describeBackendAlone({ pkg, prints, nodeArgs = [], alsoRuns = []
       expect(r.code).toBe(0)
       expect(r.stdout).toMatch(prints)
     })
+
+    for (const variant of variants) {
+      it(`runs the README example ${variant.name}`, async () => {
+        const rewritten = variant.rewrite(example)
+        expect(rewritten).not.toBe(example)
+        writeFileSync(join(consumer.dir, 'variant.mjs'), toEsm(rewritten))
+        const r = await consumer.run('node', [...nodeArgs, 'variant.mjs'])
+        expect(r.stderr).toBe('')
+        expect(r.code).toBe(0)
+        expect(r.stdout).toMatch(prints)
+      })
+    }
 
     for (const other of alsoRuns) {
       it(`runs the example of ${other.name}`, async () => {
