@@ -2,6 +2,7 @@ import { SandboxError } from '@cordon/core'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
 import { INLINE_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
+import { notStarted, unavailableMessage } from './not-run.js'
 import { engineLoader, type Engine } from './engine-loader.js'
 import { EnginePool } from './pool.js'
 import { createFreshEngine } from './fresh-engine.js'
@@ -34,7 +35,7 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions): SandboxBa
     } catch (error) {
       throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE'
         ? error
-        : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
+        : new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error, 'QuickJS could not be loaded'), { cause: error })
     }
     let ready: ReadyEngine
     try {
@@ -61,7 +62,7 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions): SandboxBa
       once = await open(request.limits.memoryMb, false)
     } catch (error) {
       if (SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE')
-        return { ok: false, error: { code: error.code, message: unavailableMessage(error) } }
+        return { ok: false, error: { code: error.code, message: unavailableMessage(error, 'QuickJS could not be loaded') } }
       if (SandboxError.isInstance(error)) return { ok: false, error: { code: error.code, message: error.message } }
       return {
         ok: false,
@@ -83,15 +84,4 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions): SandboxBa
       await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
-}
-
-function notStarted(request: ExecuteRequest): ExecuteOutcome {
-  const reason: unknown = request.signal.reason
-  if (SandboxError.isInstance(reason)) return { ok: false, error: { code: reason.code, message: reason.message } }
-  return { ok: false, error: { code: 'ABORTED', message: 'the run was aborted before it started' } }
-}
-
-function unavailableMessage(error: unknown): string {
-  if (SandboxError.isInstance(error)) return error.fix === undefined ? error.message : `${error.message}. ${error.fix}`
-  return `QuickJS could not be loaded: ${describeError(error)}`
 }

@@ -2,6 +2,7 @@ import { SandboxError } from '@cordon/core'
 import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
+import { notStarted, unavailableMessage } from './not-run.js'
 import type { ResolvedQuickJSOptions, WasmModuleInput } from './options.js'
 import { compileWasm, defaultWasmUrl } from './wasm-source.js'
 import type { WorkerData } from './worker/worker-data.js'
@@ -47,7 +48,10 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBa
       try {
         workers = await ready()
       } catch (error) {
-        return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: unavailableMessage(error) } }
+        return {
+          ok: false,
+          error: { code: 'BACKEND_UNAVAILABLE', message: unavailableMessage(error, 'QuickJS workers could not be started') },
+        }
       }
       if (disposed) return { ok: false, error: { code: 'ABORTED', message: 'the backend was disposed' } }
       return workers.execute(request)
@@ -57,14 +61,14 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBa
       try {
         workers = await ready()
       } catch (error) {
-        throw new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error), { cause: error })
+        throw new SandboxError('BACKEND_UNAVAILABLE', unavailableMessage(error, 'QuickJS workers could not be started'), { cause: error })
       }
       return workers.openSession(request.memoryMb)
     },
     async dispose() {
       disposed = true
+      // The pool is kept, disposed: a later call finds it closed instead of starting a new one.
       const started = pool
-      pool = undefined
       if (started === undefined) return
       try {
         ;(await started).dispose({ code: 'ABORTED', message: 'the backend was disposed' })
@@ -87,7 +91,6 @@ async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool>
   }
   const entry = await findWorkerEntry()
   const data: WorkerData['settings'] = {
-    thread: 'worker',
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,
     wasmModule: await hostCompiledModule(settings),
     poolSize: settings.poolSize,
@@ -157,15 +160,4 @@ async function findWorkerEntry(): Promise<URL> {
   throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS worker entry (engine-worker.js) is missing', {
     fix: 'Reinstall @cordon/backend-quickjs, or run its build.',
   })
-}
-
-function notStarted(request: ExecuteRequest): ExecuteOutcome {
-  const reason: unknown = request.signal.reason
-  if (SandboxError.isInstance(reason)) return { ok: false, error: { code: reason.code, message: reason.message } }
-  return { ok: false, error: { code: 'ABORTED', message: 'the run was aborted before it started' } }
-}
-
-function unavailableMessage(error: unknown): string {
-  if (SandboxError.isInstance(error)) return error.fix === undefined ? error.message : error.message + '. ' + error.fix
-  return 'QuickJS workers could not be started: ' + describeError(error)
 }

@@ -4,12 +4,11 @@ import * as threads from 'node:worker_threads'
 import { createSandbox } from '@cordon/core'
 import { ChannelPool, type FarSideLink, type SandboxBackend } from '@cordon/core/backend'
 import { afterEach, describe, expect, test } from 'vitest'
-import { QUICKJS_CAPABILITIES } from '../src/index.js'
+import { QUICKJS_CAPABILITIES, createQuickJSBackend } from '../src/index.js'
 import { startWorker } from '../src/worker-thread.js'
 
 const entry = new URL('../dist/engine-worker.js', import.meta.url)
 const settings = {
-  thread: 'worker' as const,
   variant: undefined,
   wasmModule: undefined,
   poolSize: 1,
@@ -106,4 +105,16 @@ test('idle workers never keep the host process alive, and host flags such as --i
   expect(child.stdout.trim()).toBe('42')
   expect(child.status).toBe(0)
   expect(performance.now() - started).toBeLessThan(15_000)
+})
+
+test('after dispose, the backend starts no new worker: a session is refused DISPOSED', async () => {
+  const backend = createQuickJSBackend()
+  const sandbox = createSandbox(backend)
+  expect(await sandbox.run('1')).toMatchObject({ ok: true })
+  await backend.dispose()
+  const opened = await backend.openSession!({ memoryMb: 32 }).then(
+    () => 'opened',
+    (error: unknown) => (error as { code?: string }).code,
+  )
+  expect(opened).toBe('DISPOSED')
 })
