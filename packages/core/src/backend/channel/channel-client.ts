@@ -201,7 +201,7 @@ export class ChannelClient {
     this.opens.clear()
     this.usages.clear()
     this.closes.clear()
-    for (const session of this.sessions.values()) session.markDead()
+    for (const session of this.sessions.values()) session.setAlive(false)
     this.sessions.clear()
     this.options.onLoad?.()
   }
@@ -302,7 +302,7 @@ export class ChannelClient {
       if (this.runs.get(runId) !== run) return
       run.resolved = true
       // A session whose run was stopped from outside is not kept (BackendSession's rule).
-      if (run.sessionId !== 0) this.sessions.get(run.sessionId)?.markDead()
+      if (run.sessionId !== 0) this.sessions.get(run.sessionId)?.setAlive(false)
       run.resolve({ ok: false, error })
       run.timer = setTimeout(() => {
         if (this.runs.get(runId) !== run) return
@@ -397,9 +397,5 @@ class ChannelSession implements BackendSession {
 
   /** @internal */ setAlive(alive: boolean): void {
     this.isAlive = alive
-  }
-
-  /** @internal */ markDead(): void {
-    this.isAlive = false
   }
 }
