@@ -3,7 +3,7 @@ import { packageBuild } from '../../config/tsup.base.js'
 export default packageBuild({
   // child.js is the child processes' entry: under the permission model it is the only file a
   // child may read, so it must be one self-contained bundle (no shared chunks).
-  entry: { index: 'src/index.ts', child: 'src/child/entry.ts' },
+  entry: { index: 'src/index.ts', child: 'src/child/entry.ts', 'engine-child': 'src/engine-child/entry.ts' },
   platform: 'node',
   dts: { entry: { index: 'src/index.ts' } },
   splitting: false,

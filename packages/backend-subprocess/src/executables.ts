@@ -42,12 +42,13 @@ export function chooseNodeBinary(option: string | undefined): { path: string } |
 }
 
 /**
- * The child entry, dist/child.js, as a real path (the permission model compares real paths).
- * From the built package it sits next to this module; from the sources (tests), in ../dist.
+ * A child entry (dist/child.js, or dist/engine-child.js for engine children) as a real path (the
+ * permission model compares real paths). From the built package it sits next to this module;
+ * from the sources (tests), in ../dist.
  */
-export function findChildEntry(): { path: string } | { reason: string } {
+export function findChildEntry(file = 'child.js'): { path: string } | { reason: string } {
   const here = path.dirname(fileURLToPath(import.meta.url))
-  const candidates = [path.join(here, 'child.js'), path.join(here, '..', 'dist', 'child.js')]
+  const candidates = [path.join(here, file), path.join(here, '..', 'dist', file)]
   for (const candidate of candidates) {
     try {
       return { path: fs.realpathSync(candidate) }

@@ -45,12 +45,42 @@ export function nodeArgs(plan: LaunchPlan, memoryMb: number): string[] {
 
 /** The argv that launches one child for `memoryMb` (command first). */
 export function launchArgv(plan: LaunchPlan, memoryMb: number): string[] {
-  const { dataLimit, parentDeath, namespaces, dropUser } = plan.layers
+  const dataBytes = plan.layers.dataLimit && dataLimitBytes(memoryMb, plan.layers.dataLimit.baselineKb)
+  return [...wrapperArgv(plan.layers, dataBytes), plan.nodePath, ...nodeArgs(plan, memoryMb)]
+}
+
+/** How an engine child differs from a per-run child: its own entry, what it may read, and its flags. */
+export interface EngineChildLaunch {
+  entryPath: string
+  /** Files and folders the child may read besides its entry: the engine's packages. */
+  readable: readonly string[]
+  /** Node flags the engine needs (e.g. `--allow-addons`, `--allow-worker`, `--no-node-snapshot`). */
+  engineFlags: readonly string[]
+  /** The hard ceiling on the whole child's writable memory, its engine instances included. */
+  dataBytes: number
+}
+
+/** The argv that launches one engine child (command first), inside the same wrappers as a per-run child. */
+export function engineLaunchArgv(plan: LaunchPlan, launch: EngineChildLaunch): string[] {
+  const dataBytes = plan.layers.dataLimit && plan.layers.dataLimit.baselineKb * 1024 + launch.dataBytes
+  return [
+    ...wrapperArgv(plan.layers, dataBytes),
+    plan.nodePath,
+    plan.permissionFlag,
+    `--allow-fs-read=${launch.entryPath}`,
+    ...launch.readable.map((path) => `--allow-fs-read=${path}`),
+    ...launch.engineFlags,
+    '--no-warnings',
+    // No V8 heap flags: they are process-wide and would override each isolate's own limit.
+    launch.entryPath,
+  ]
+}
+
+/** The Linux wrappers, each exec-ing the next; empty where none work. */
+function wrapperArgv(layers: Layers, dataBytes: number | undefined): string[] {
+  const { dataLimit, parentDeath, namespaces, dropUser } = layers
   const argv: string[] = []
-  if (dataLimit) {
-    const bytes = dataLimitBytes(memoryMb, dataLimit.baselineKb)
-    argv.push(dataLimit.prlimit, `--data=${bytes}:${bytes}`, '--')
-  }
+  if (dataLimit && dataBytes !== undefined) argv.push(dataLimit.prlimit, `--data=${dataBytes}:${dataBytes}`, '--')
   if (parentDeath) argv.push(parentDeath.setpriv, '--pdeathsig', 'SIGKILL', '--')
   if (namespaces) {
     argv.push(namespaces.unshare)
@@ -60,7 +90,6 @@ export function launchArgv(plan: LaunchPlan, memoryMb: number): string[] {
   }
   // Changing the uid clears the parent-death signal `unshare --kill-child` set, so set it again.
   if (dropUser) argv.push(dropUser.setpriv, `--reuid=${NOBODY}`, `--regid=${NOBODY}`, '--clear-groups', '--pdeathsig', 'SIGKILL', '--')
-  argv.push(plan.nodePath, ...nodeArgs(plan, memoryMb))
   return argv
 }
 

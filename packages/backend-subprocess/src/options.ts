@@ -1,6 +1,18 @@
+import os from 'node:os'
 import { SandboxError } from '@cordon/core'
 
 export type NetworkIsolationMode = 'required' | 'preferred' | 'off'
+
+/**
+ * What runs the guest inside the locked-down children:
+ * - `'isolated-vm'`: long-lived children, each hosting a fresh V8 isolate per run (needs
+ *   @cordon/backend-ivm, and isolated-vm built for the children's Node);
+ * - `'quickjs'`: long-lived children, each hosting a fresh QuickJS instance per run (needs
+ *   @cordon/backend-quickjs);
+ * - `'node-vm'`: a fresh child per run, running the guest in a `node:vm` context;
+ * - `'auto'` (default): the first of those three that works here, tried in that order.
+ */
+export type SubprocessEngine = 'auto' | 'isolated-vm' | 'quickjs' | 'node-vm'
 
 export interface SubprocessBackendOptions {
   /**
@@ -20,21 +32,64 @@ export interface SubprocessBackendOptions {
   networkIsolation?: NetworkIsolationMode
   /** How often the host samples a running child's resident memory (Linux /proc). Default 10 ms; 0 turns it off. */
   memoryCheckMs?: number
+  /** What runs the guest in the children; see `SubprocessEngine`. Default `'auto'`. */
+  engine?: SubprocessEngine
+  /** Engine children at most (`'isolated-vm'`, `'quickjs'`). Default: the number of cores, 2 to 8. */
+  maxChildren?: number
+  /** Runs one engine child serves at once. Default 4. */
+  runsPerChild?: number
+  /**
+   * The sum of `memoryMb` of the runs (and sessions) one engine child serves at once, and with
+   * its own needs the ceiling on its memory where `prlimit` works. A run larger than this gets a
+   * child to itself. Default 1024.
+   */
+  childMemoryMb?: number
+  /** An engine child takes no new runs after this many, and is replaced. Default 1000. */
+  runsPerChildLifetime?: number
 }
 
 export type ResolvedOptions = Readonly<Required<Omit<SubprocessBackendOptions, 'nodePath'>> & { nodePath: string | undefined }>
 
 const MODES: readonly NetworkIsolationMode[] = ['required', 'preferred', 'off']
+const ENGINES: readonly SubprocessEngine[] = ['auto', 'isolated-vm', 'quickjs', 'node-vm']
 
 export function resolveOptions(options: SubprocessBackendOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object')
-  const { nodePath, poolSize = 2, poolIdleMs = 30_000, networkIsolation = 'preferred', memoryCheckMs = 10 } = options
+  const { nodePath, poolSize = 2, poolIdleMs = 30_000, networkIsolation = 'preferred', memoryCheckMs = 10, engine = 'auto' } = options
+  const { maxChildren = defaultMaxChildren(), runsPerChild = 4, childMemoryMb = 1024, runsPerChildLifetime = 1000 } = options
   if (nodePath !== undefined && (typeof nodePath !== 'string' || nodePath === '')) throw invalid('nodePath must be a non-empty string')
   checkInteger('poolSize', poolSize, 0, 64)
   checkInteger('poolIdleMs', poolIdleMs, 0, 24 * 60 * 60 * 1000)
   checkInteger('memoryCheckMs', memoryCheckMs, 0, 60_000)
   if (!MODES.includes(networkIsolation)) throw invalid(`networkIsolation must be one of ${MODES.join(', ')}`)
-  return Object.freeze({ nodePath, poolSize, poolIdleMs, networkIsolation, memoryCheckMs })
+  if (!ENGINES.includes(engine)) throw invalid(`engine must be one of ${ENGINES.join(', ')}`)
+  checkInteger('maxChildren', maxChildren, 1, 64)
+  checkInteger('runsPerChild', runsPerChild, 1, 64)
+  checkInteger('childMemoryMb', childMemoryMb, 16, 64 * 1024)
+  checkInteger('runsPerChildLifetime', runsPerChildLifetime, 1, 1_000_000)
+  return Object.freeze({
+    nodePath,
+    poolSize,
+    poolIdleMs,
+    networkIsolation,
+    memoryCheckMs,
+    engine,
+    maxChildren,
+    runsPerChild,
+    childMemoryMb,
+    runsPerChildLifetime,
+  })
+}
+
+/** One child per core keeps every core busy; more than 8 is rarely worth its memory. */
+function defaultMaxChildren(): number {
+  let cores = 2
+  try {
+    cores = os.availableParallelism?.() ?? os.cpus().length
+  } catch {
+    // Deno without --allow-sys: keep the floor.
+  }
+  return Math.min(8, Math.max(2, cores))
 }
 
 function checkInteger(name: string, value: unknown, min: number, max: number): void {

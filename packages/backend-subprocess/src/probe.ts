@@ -27,6 +27,8 @@ export interface Diagnostics {
   notes: string[]
   /** The last failure of a child started in the background, if any. */
   lastStartError?: string
+  /** What runs the guest in the children (see the `engine` option); with `'auto'`, what it chose. */
+  engine?: 'isolated-vm' | 'quickjs' | 'node-vm'
 }
 
 export type LaunchResult =

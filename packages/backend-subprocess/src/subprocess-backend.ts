@@ -14,9 +14,11 @@ import { subprocessCapabilities } from './capabilities.js'
 import { ranOutOfMemory } from './exit-outcome.js'
 import { GuestChild } from './guest-child.js'
 import type { InitMessage } from './messages.js'
-import { resolveOptions, type SubprocessBackendOptions } from './options.js'
+import { resolveOptions, type ResolvedOptions, type SubprocessBackendOptions } from './options.js'
+import { createAutoBackend, createEngineBackend } from './engine-host/chosen-backend.js'
 import { WarmPool } from './pool.js'
-import { probeLaunch, type Diagnostics, type LaunchResult } from './probe.js'
+import type { Diagnostics, LaunchResult } from './probe.js'
+import { sharedProbe } from './shared-probe.js'
 import { runOnChild } from './run.js'
 import { ChildSession } from './session.js'
 
@@ -34,37 +36,25 @@ export interface TestInternals {
 }
 
 const DEFAULT_MEMORY_MB = 128
-/** Probes are shared by backends with the same settings: they launch real processes. */
-const probes = new Map<string, Promise<LaunchResult>>()
 
 export function createBackend(options: SubprocessBackendOptions | undefined, internals: TestInternals): SubprocessBackend {
   const settings = resolveOptions(options)
   const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, primordials: PRIMORDIALS_SOURCE, exposeProcess: internals.exposeProcess }
+  // Engine children are launched the way the probe found for per-run children.
+  const probe = () => sharedProbe(settings, init, internals.exposeProcess)
+  if (settings.engine === 'node-vm') return createNodeVmBackend(settings, init, internals)
+  if (settings.engine === 'auto') return createAutoBackend(settings, probe, () => createNodeVmBackend(settings, init, internals))
+  return createEngineBackend(settings.engine, settings, probe)
+}
+
+/** One fresh child per run (or per session), running the guest in a `node:vm` context. */
+function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, internals: TestInternals): SubprocessBackend {
   const capabilities = subprocessCapabilities(settings.networkIsolation)
   let pool: WarmPool | undefined
   let disposed = false
 
   let ownProbe: Promise<LaunchResult> | undefined
-  const launch = (): Promise<LaunchResult> => {
-    if (ownProbe !== undefined) return ownProbe
-    const key = JSON.stringify([settings.nodePath, settings.networkIsolation, internals.exposeProcess])
-    let probe = probes.get(key)
-    if (probe === undefined) {
-      const started = probeLaunch(settings, init).catch((error: unknown): LaunchResult => {
-        const reason = `probing the child launch failed: ${(error as Error)?.message ?? String(error)}`
-        return { ok: false, reason, diagnostics: { available: false, reason, layers: [], network: 'unknown', notes: [] } }
-      })
-      // Success is shared with later backends; a failure stays with this backend only, so a
-      // new backend probes again (the cause may have been passing, or fixed).
-      void started.then((result) => {
-        if (!result.ok && probes.get(key) === started) probes.delete(key)
-      })
-      probes.set(key, started)
-      probe = started
-    }
-    ownProbe = probe
-    return probe
-  }
+  const launch = (): Promise<LaunchResult> => (ownProbe ??= sharedProbe(settings, init, internals.exposeProcess))
 
   const getPool = async (): Promise<WarmPool | string> => {
     const result = await launch()
@@ -124,7 +114,7 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
     async diagnose() {
       const { diagnostics } = await launch()
       const lastStartError = pool?.lastStartError
-      return lastStartError === undefined ? { ...diagnostics } : { ...diagnostics, lastStartError }
+      return lastStartError === undefined ? { ...diagnostics, engine: 'node-vm' } : { ...diagnostics, engine: 'node-vm', lastStartError }
     },
     async warm(memoryMb = DEFAULT_MEMORY_MB) {
       const ready = await getPool()

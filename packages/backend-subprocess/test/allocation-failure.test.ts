@@ -13,7 +13,7 @@ const MEMORY_MB = 32
 let sandbox: Sandbox
 
 beforeAll(async () => {
-  const backend = createSubprocessBackend({ poolSize: 2 })
+  const backend = createSubprocessBackend({ engine: 'node-vm', poolSize: 2 })
   await backend.warm(MEMORY_MB)
   sandbox = createSandbox(backend, { memoryMb: MEMORY_MB, timeoutMs: 20_000 })
 })

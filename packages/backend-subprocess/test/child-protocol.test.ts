@@ -24,7 +24,7 @@ const job = (body: string, ms = 5_000) => ({
 let permissionFlag: string
 
 beforeAll(async () => {
-  permissionFlag = (await createSubprocessBackend().diagnose()).permissionFlag!
+  permissionFlag = (await createSubprocessBackend({ engine: 'node-vm' }).diagnose()).permissionFlag!
 })
 
 /** A child started with no launch wrappers, initialized and ready. */

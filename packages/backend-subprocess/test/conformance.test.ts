@@ -8,7 +8,7 @@ import { createSubprocessBackend } from '../src/index.js'
 // check does 300 runs instead of 1000.
 describeBackendConformance(
   async () => {
-    const backend = createSubprocessBackend({ poolSize: 4 })
+    const backend = createSubprocessBackend({ engine: 'node-vm', poolSize: 4 })
     await backend.warm()
     return backend
   },

@@ -8,7 +8,7 @@ export async function open(
   options: SubprocessBackendOptions = {},
   internals: Partial<TestInternals> = {},
 ): Promise<{ backend: SubprocessBackend; sandbox: Sandbox }> {
-  const backend = createBackend(options, { exposeProcess: false, ...internals })
+  const backend = createBackend({ engine: 'node-vm', ...options }, { exposeProcess: false, ...internals })
   await backend.warm()
   return { backend, sandbox: createSandbox(backend) }
 }

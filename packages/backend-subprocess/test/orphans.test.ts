@@ -46,7 +46,7 @@ describe.runIf(linux)('no orphans', () => {
   })
 
   it('without any launch wrapper, idle children leave when stdin closes and busy ones at their deadline', async () => {
-    const flag = (await createSubprocessBackend().diagnose()).permissionFlag!
+    const flag = (await createSubprocessBackend({ engine: 'node-vm' }).diagnose()).permissionFlag!
     const { pid, below } = await startHost('bare-host.mjs', [flag])
     // Idle, busy, and a session child between two runs.
     expect(below.length).toBe(3)

@@ -3,7 +3,7 @@ import type { CapabilityRequirement } from '@cordon/core/backend'
 
 /** Every key of the v1 capability manifest, with the values it may take. */
 const CAPABILITY_VALUES = {
-  isolation: ['process', 'v8-isolate', 'wasm'],
+  isolation: ['process', 'v8-isolate', 'wasm', 'process+v8-isolate', 'process+wasm'],
   memoryLimit: [true, false],
   syncHostCalls: [true, false],
   survivesGuestOom: [true, false],

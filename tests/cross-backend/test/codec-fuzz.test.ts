@@ -78,7 +78,14 @@ describe('values that the model supports', () => {
     for (const depth of [1000, 1001]) {
       const outcomes = await runEverywhere(sandboxes!, nest('array', depth), { tools: echo })
       const v8 = agreed(
-        { ivm: outcomes.ivm, quickjs: outcomes.ivm, 'quickjs-inline': outcomes.ivm, subprocess: outcomes.subprocess },
+        {
+          ivm: outcomes.ivm,
+          quickjs: outcomes.ivm,
+          'quickjs-inline': outcomes.ivm,
+          subprocess: outcomes.subprocess,
+          'subprocess-quickjs': outcomes.ivm,
+          'subprocess-node-vm': outcomes['subprocess-node-vm'],
+        },
         `array nested ${depth} deep`,
       )
       if (depth === 1000) expect(v8.ok).toBe(true)
@@ -88,7 +95,7 @@ describe('values that the model supports', () => {
           name: 'TypeError',
           message: expect.stringContaining('nested deeper than 1000 levels'),
         })
-      for (const quickjs of [outcomes.quickjs, outcomes['quickjs-inline']])
+      for (const quickjs of [outcomes.quickjs, outcomes['quickjs-inline'], outcomes['subprocess-quickjs']])
         expect(quickjs.error).toMatchObject({ code: 'RUNTIME_ERROR', name: 'InternalError', message: 'stack overflow' })
     }
   })

@@ -14,7 +14,7 @@ const BOOLEAN_CAPABILITIES: readonly BooleanCapability[] = [
   'sessions',
   'preemptive',
 ]
-const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = ['process', 'v8-isolate', 'wasm']
+const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = ['process', 'v8-isolate', 'wasm', 'process+v8-isolate', 'process+wasm']
 
 /** One check per stats capability: the stats field agrees with the declaration either way. */
 function statsField(field: 'cpuMs' | 'heapBytes', capability: 'cpuTime' | 'heapStats'): ConformanceCheck {

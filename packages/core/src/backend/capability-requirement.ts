@@ -20,7 +20,7 @@ export function unmetCapabilities(capabilities: BackendCapabilities, requirement
   const have = capabilities as unknown as Record<string, unknown>
   const unmet: string[] = []
   for (const [key, accepted] of acceptedValues(requirement)) {
-    if (accepted.includes(have[key])) continue
+    if (accepted.includes(have[key]) || meetsIsolation(key, have[key], accepted)) continue
     const wanted = accepted.length === 1 ? JSON.stringify(accepted[0]) : `one of ${accepted.map((a) => JSON.stringify(a)).join(', ')}`
     unmet.push(`${key} is ${JSON.stringify(have[key])}, required ${wanted}`)
   }
@@ -30,4 +30,9 @@ export function unmetCapabilities(capabilities: BackendCapabilities, requirement
 function acceptedValues(requirement: CapabilityRequirement): [string, readonly unknown[]][] {
   if (Array.isArray(requirement)) return (requirement as readonly string[]).map((key) => [key, [true]])
   return Object.entries(requirement).map(([key, value]) => [key, Array.isArray(value) ? (value as unknown[]) : [value]])
+}
+
+/** An engine inside a child process has a process boundary too: it meets a required `'process'`. */
+function meetsIsolation(key: string, have: unknown, accepted: readonly unknown[]): boolean {
+  return key === 'isolation' && accepted.includes('process') && typeof have === 'string' && have.startsWith('process+')
 }

@@ -9,7 +9,9 @@ import { createQuickJSBackend } from '@cordon/backend-quickjs'
 import { createSubprocessBackend } from '@cordon/backend-subprocess'
 
 // QuickJS twice: in worker threads (its default) and on the host's thread (`thread: 'inline'`).
-export const BACKEND_NAMES = ['ivm', 'quickjs', 'quickjs-inline', 'subprocess'] as const
+// The subprocess backend three times: isolates in engine children (its default where isolated-vm
+// loads), QuickJS in engine children, and a fresh node:vm child per run.
+export const BACKEND_NAMES = ['ivm', 'quickjs', 'quickjs-inline', 'subprocess', 'subprocess-quickjs', 'subprocess-node-vm'] as const
 export type BackendName = (typeof BACKEND_NAMES)[number]
 export type Sandboxes = Record<BackendName, Sandbox>
 
@@ -19,6 +21,8 @@ export function openSandboxes(): Sandboxes {
     quickjs: createSandbox(createQuickJSBackend()),
     'quickjs-inline': createSandbox(createQuickJSBackend({ thread: 'inline' })),
     subprocess: createSandbox(createSubprocessBackend()),
+    'subprocess-quickjs': createSandbox(createSubprocessBackend({ engine: 'quickjs' })),
+    'subprocess-node-vm': createSandbox(createSubprocessBackend({ engine: 'node-vm' })),
   }
 }
 

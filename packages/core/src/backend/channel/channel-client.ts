@@ -99,9 +99,14 @@ export class ChannelClient {
     return this.lostError !== undefined
   }
 
-  /** Whether another run fits (every run needs a stop slot). */
+  /**
+   * Whether another run fits: every run needs a stop slot, and a far side with a run that did not
+   * report its stop in time may be ended any moment, so it takes no new work.
+   */
   get hasRoom(): boolean {
-    return !this.lost && this.runs.size < RUN_SLOTS
+    if (this.lost || this.runs.size >= RUN_SLOTS) return false
+    for (const run of this.runs.values()) if (run.resolved) return false
+    return true
   }
 
   execute(request: ExecuteRequest, sessionId = 0): Promise<ExecuteOutcome> {

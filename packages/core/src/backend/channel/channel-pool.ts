@@ -1,5 +1,6 @@
 import { SandboxError } from '../../errors.js'
 import type { RunError } from '../../result.js'
+import { stopError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
 import { ChannelClient, type NearTransport } from './channel-client.js'
 
@@ -34,6 +35,17 @@ export interface ChannelPoolOptions {
   stopGraceMs: number
   killGraceMs: number
   onWarn?(message: string): void
+  /**
+   * What one far side may hold at once: runs in flight, and the sum of their (and its open
+   * sessions') `memoryMb`. A run that fits nowhere, with `maxSides` started, waits for room
+   * until its deadline or abort. A run larger than `memoryMb` alone gets a far side to itself.
+   * Without it, runs share the least loaded far side (up to its run slots).
+   */
+  capacity?: { runs: number; memoryMb: number }
+  /** A far side takes no new work after this many runs, and is ended once its work is done. */
+  retireAfterRuns?: number
+  /** Whether an outcome means its far side should take no new work (e.g. its engine ran out of memory). */
+  retireAfter?(outcome: ExecuteOutcome): boolean
 }
 
 interface FarSide {
@@ -41,6 +53,14 @@ interface FarSide {
   link: FarSideLink
   idleTimer: ReturnType<typeof setTimeout> | undefined
   held: boolean
+  /** One-off runs given to it and not yet ended (sessions are counted by its client). */
+  runs: number
+  /** `memoryMb` of those runs and of its open sessions. */
+  memoryMb: number
+  /** Runs it was given, for `retireAfterRuns`. */
+  runsStarted: number
+  /** Takes no new work; ended once idle. */
+  retired: boolean
 }
 
 /**
@@ -51,42 +71,132 @@ interface FarSide {
  */
 export class ChannelPool {
   private readonly sides = new Set<FarSide>()
+  private readonly waiters = new Set<Waiter>()
   private closed = false
 
   constructor(private readonly options: ChannelPoolOptions) {}
 
-  execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    let side: FarSide
+  async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    const memoryMb = request.limits.memoryMb
+    let side: FarSide | undefined
     try {
-      side = this.pick()
+      side = this.pick(memoryMb)
+      if (side !== undefined) this.take(side, memoryMb, 1)
+      // A waiter is granted its room already taken.
+      else side = await this.waitForRoom(request)
     } catch (error) {
       const failure = error as SandboxError
-      return Promise.resolve({ ok: false, error: { code: failure.code, message: failure.message } })
+      return { ok: false, error: { code: failure.code, message: failure.message } }
     }
-    return side.client.execute(request)
+    if (side === undefined) return { ok: false, error: stopError(request) }
+    const chosen = side
+    chosen.runsStarted++
+    if (this.options.retireAfterRuns !== undefined && chosen.runsStarted >= this.options.retireAfterRuns) chosen.retired = true
+    const outcome = await chosen.client.execute(request)
+    if (!outcome.ok && this.options.retireAfter?.(outcome) === true) chosen.retired = true
+    this.give(chosen, memoryMb, 1)
+    return outcome
   }
 
-  openSession(memoryMb: number): Promise<BackendSession> {
-    return this.pick().client.openSession(memoryMb)
+  async openSession(memoryMb: number): Promise<BackendSession> {
+    const side = this.pick(memoryMb)
+    if (side === undefined) throw new SandboxError('BACKEND_UNAVAILABLE', this.options.label + 's are all full; try again when a run ends')
+    this.take(side, memoryMb, 0)
+    let session: BackendSession
+    try {
+      session = await side.client.openSession(memoryMb)
+    } catch (error) {
+      this.give(side, memoryMb, 0)
+      throw error
+    }
+    return new PoolSession(session, () => this.give(side, memoryMb, 0))
   }
 
   /** Ends every far side; their runs end with `error`. */
   dispose(error: RunError): void {
     this.closed = true
+    const failure = new SandboxError('DISPOSED', 'the backend was disposed')
+    for (const waiter of [...this.waiters]) waiter.fail(failure)
+    this.waiters.clear()
     for (const side of [...this.sides]) this.end(side, error)
   }
 
-  private pick(): FarSide {
+  /** An idle far side, else a new one, else the least loaded one with room; undefined when all are full. */
+  private pick(memoryMb: number): FarSide | undefined {
     if (this.closed) throw new SandboxError('DISPOSED', 'the backend was disposed')
     let best: FarSide | undefined
     for (const side of this.sides) {
-      if (!side.client.hasRoom) continue
-      if (best === undefined || side.client.runCount < best.client.runCount) best = side
+      if (!this.fits(side, memoryMb)) continue
+      if (best === undefined || load(side) < load(best)) best = side
     }
-    if (best !== undefined && best.client.runCount === 0) return best
+    if (best !== undefined && load(best) === 0) return best
     if (this.sides.size < this.options.maxSides) return this.startSide()
-    if (best === undefined) throw new SandboxError('BACKEND_CRASHED', this.options.label + 's are all full')
-    return best
+    if (best !== undefined) return best
+    if (this.options.capacity !== undefined) return undefined
+    throw new SandboxError('BACKEND_CRASHED', this.options.label + 's are all full')
+  }
+
+  private fits(side: FarSide, memoryMb: number): boolean {
+    if (side.retired || !side.client.hasRoom) return false
+    const capacity = this.options.capacity
+    if (capacity === undefined) return true
+    if (load(side) >= capacity.runs) return false
+    // A run larger than the whole budget still runs, alone.
+    return side.memoryMb === 0 || side.memoryMb + memoryMb <= capacity.memoryMb
+  }
+
+  /** Waits until a far side has room for the run; undefined when the run is stopped first. */
+  private waitForRoom(request: ExecuteRequest): Promise<FarSide | undefined> {
+    return new Promise((resolve, reject) => {
+      const waiter: Waiter = {
+        memoryMb: request.limits.memoryMb,
+        grant: (side) => {
+          stopWatching()
+          resolve(side)
+        },
+        fail: (error) => {
+          stopWatching()
+          reject(error)
+        },
+      }
+      const stopWatching = watchStop(request, () => {
+        this.waiters.delete(waiter)
+        resolve(undefined)
+      })
+      this.waiters.add(waiter)
+    })
+  }
+
+  /** Room was freed (a run ended, a far side was lost or ended): the waiters that now fit go, in order. */
+  private wake(): void {
+    for (const waiter of [...this.waiters]) {
+      let side: FarSide | undefined
+      try {
+        side = this.pick(waiter.memoryMb)
+      } catch (error) {
+        this.waiters.delete(waiter)
+        waiter.fail(error as SandboxError)
+        continue
+      }
+      if (side === undefined) return
+      this.waiters.delete(waiter)
+      // Claimed before the next waiter looks.
+      this.take(side, waiter.memoryMb, 1)
+      waiter.grant(side)
+    }
+  }
+
+  private take(side: FarSide, memoryMb: number, runs: number): void {
+    side.memoryMb += memoryMb
+    side.runs += runs
+  }
+
+  private give(side: FarSide, memoryMb: number, runs: number): void {
+    side.memoryMb -= memoryMb
+    side.runs -= runs
+    this.wake()
+    // A retired far side is ended once its last work is done.
+    if (side.retired) this.loadChanged(side)
   }
 
   private startSide(): FarSide {
@@ -105,7 +215,7 @@ export class ChannelPool {
       onWarn: (message) => this.options.onWarn?.(message),
       onLoad: () => this.loadChanged(side),
     })
-    const side: FarSide = { client, link, idleTimer: undefined, held: false }
+    const side: FarSide = { client, link, idleTimer: undefined, held: false, runs: 0, memoryMb: 0, runsStarted: 0, retired: false }
     this.sides.add(side)
     return side
   }
@@ -119,7 +229,11 @@ export class ChannelPool {
     }
     if (side.idleTimer !== undefined) clearTimeout(side.idleTimer)
     side.idleTimer = undefined
-    if (busy || side.client.sessionCount > 0 || side.client.lost) return
+    if (busy || side.client.sessionCount > 0 || side.runs > 0 || side.client.lost) return
+    if (side.retired) {
+      this.end(side, { code: 'BACKEND_CRASHED', message: 'retired' })
+      return
+    }
     side.idleTimer = setTimeout(() => {
       side.idleTimer = undefined
       if (side.client.busy || side.client.sessionCount > 0) return
@@ -139,5 +253,56 @@ export class ChannelPool {
     if (!this.sides.delete(side)) return
     if (side.idleTimer !== undefined) clearTimeout(side.idleTimer)
     side.client.fail(error)
+    // Its place may go to a run that waits.
+    if (!this.closed) this.wake()
   }
+}
+
+interface Waiter {
+  memoryMb: number
+  grant(side: FarSide): void
+  fail(error: SandboxError): void
+}
+
+/** A session as the pool hands it out: its memory is given back to its far side when it ends. */
+class PoolSession implements BackendSession {
+  private released = false
+
+  constructor(
+    private readonly inner: BackendSession,
+    private readonly release: () => void,
+  ) {}
+
+  get alive(): boolean {
+    const alive = this.inner.alive
+    if (!alive) this.releaseOnce()
+    return alive
+  }
+
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    return this.inner.execute(request)
+  }
+
+  memoryUsage(): Promise<number> {
+    return this.inner.memoryUsage()
+  }
+
+  async dispose(): Promise<void> {
+    try {
+      await this.inner.dispose()
+    } finally {
+      this.releaseOnce()
+    }
+  }
+
+  private releaseOnce(): void {
+    if (this.released) return
+    this.released = true
+    this.release()
+  }
+}
+
+/** Work a far side holds: its one-off runs in flight and its open sessions (each may be running). */
+function load(side: FarSide): number {
+  return side.runs + side.client.sessionCount
 }

@@ -72,12 +72,21 @@ export function serveBackend(backend: SandboxBackend, transport: FarTransport): 
       signal: stop.signal,
       host: {
         log: (level, message) => queue(['log', runId, level, message]),
-        callTool: (name, args) =>
-          new Promise<string>((resolve, reject) => {
-            const callId = nextCall++
+        callTool: (name, args) => {
+          // A stopped run's calls never leave: a guest flooding calls cannot flood the channel.
+          if (stop.signal.aborted) return Promise.reject(new Error('the run has ended'))
+          const callId = nextCall++
+          const call = new Promise<string>((resolve, reject) => {
             run.calls.set(callId, { resolve, reject })
             queue(['call', runId, callId, name, args])
-          }),
+          })
+          // The host ends the run at the call over maxToolCalls; stopping here too, at once, keeps a
+          // guest that calls without awaiting from queueing calls faster than that order arrives.
+          if (callId >= order.limits.maxToolCalls) {
+            stop.stop(new SandboxError('TOOL_CALL_LIMIT', 'more than maxToolCalls (' + order.limits.maxToolCalls + ') tool calls'))
+          }
+          return call
+        },
         callToolSync(name, args) {
           if (transport.callSync === undefined) throw new Error('synchronous tools cannot be called here')
           flush()

@@ -4,8 +4,11 @@
  * `false` is tested too, as an `UNSUPPORTED` result where the feature is asked for.
  */
 export interface BackendCapabilities {
-  /** What stands between guest code and the host process. */
-  isolation: 'process' | 'v8-isolate' | 'wasm'
+  /**
+   * What stands between guest code and the host process: a child process, a V8 isolate, a
+   * WebAssembly engine, or an engine instance inside a child process (both boundaries).
+   */
+  isolation: 'process' | 'v8-isolate' | 'wasm' | 'process+v8-isolate' | 'process+wasm'
   /** `memoryMb` is enforced by the engine (not just observed). */
   memoryLimit: boolean
   /** Tools declared `sync: true` can be called without `await`. */

@@ -1,0 +1,76 @@
+/**
+ * Entry of an engine child (dist/engine-child.js): a long-lived, locked-down Node process that
+ * serves one engine backend (isolated-vm or QuickJS) to the host over the channel protocol, on
+ * length-prefixed frames through its stdin and stdout. Each run gets a fresh engine instance
+ * (an isolate, a QuickJS runtime) from that backend; the process boundary protects the host.
+ *
+ * The host is trusted here; it checks everything this side sends. The child leaves when its stdin
+ * closes or its parent changes (the host died).
+ */
+import type { SandboxBackend, serveBackend } from '@cordon/core/backend'
+import { FrameReader, encodeFrame } from '../framing.js'
+import { BATCH_FRAME, FATAL_FRAME, type EngineInit } from './engine-init.js'
+
+const PARENT_CHECK_MS = 500
+
+// Frames own stdout: anything else the process prints goes to stderr, where the host keeps a tail.
+const writeFrame = process.stdout.write.bind(process.stdout)
+process.stdout.write = process.stderr.write.bind(process.stderr)
+const send = (message: unknown[]) => writeFrame(encodeFrame(message))
+
+// Promises a guest leaves rejected are its own affair, not a reason to crash.
+process.on('unhandledRejection', () => {})
+
+let served: { receive(batch: unknown): void } | undefined
+let starting = false
+/** Batches that came while the engine loaded. */
+const early: unknown[] = []
+
+function quit(reason: string): never {
+  process.stderr.write(`cordon engine child: ${reason}\n`)
+  process.exit(70)
+}
+
+async function start(init: EngineInit): Promise<void> {
+  let backend: SandboxBackend
+  let serve: typeof serveBackend
+  try {
+    // The engine's own copy of core, so both speak of the same runs, stops and errors.
+    serve = ((await import(init.coreUrl)) as { serveBackend: typeof serveBackend }).serveBackend
+    const module = (await import(init.moduleUrl)) as Record<string, (options: object) => SandboxBackend>
+    backend =
+      init.engine === 'isolated-vm' ? module.createIvmBackend!({}) : module.createQuickJSBackend!({ thread: 'worker', workers: init.runs })
+  } catch (error) {
+    const denied = (error as { resource?: unknown } | null)?.resource
+    const what = error instanceof Error ? error.message : String(error)
+    send([FATAL_FRAME, `the ${init.engine} engine could not be loaded: ${what}${typeof denied === 'string' ? ` (${denied})` : ''}`])
+    return
+  }
+  served = serve(backend, { send: (batch) => send([BATCH_FRAME, batch]) })
+  for (const batch of early.splice(0)) served.receive(batch)
+}
+
+function handle(frame: unknown[]): void {
+  const [kind, body] = frame
+  if (kind === 'init') {
+    if (starting) quit('init sent twice')
+    starting = true
+    void start(body as EngineInit)
+    return
+  }
+  if (kind !== BATCH_FRAME) quit(`unknown frame ${String(kind)}`)
+  if (!starting) quit('a batch before init')
+  if (served === undefined) early.push(body)
+  else served.receive(body)
+}
+
+const reader = new FrameReader(0xffff_ffff, { frame: handle, violation: quit })
+process.stdin.on('data', (chunk: Buffer) => reader.push(chunk))
+process.stdin.on('end', () => process.exit(0))
+process.stdin.on('error', () => process.exit(0))
+process.stdout.on('error', () => process.exit(0))
+
+const parent = process.ppid
+setInterval(() => {
+  if (process.ppid !== parent) process.exit(0)
+}, PARENT_CHECK_MS).unref()

@@ -1,0 +1,137 @@
+/**
+ * The subprocess backend with engine children: a supervised pool of long-lived, locked-down
+ * children, each serving one engine backend (isolated-vm or QuickJS) over the channel protocol,
+ * so each run gets a fresh isolate or QuickJS instance inside a child. The engine boundary keeps
+ * runs apart; the process boundary keeps the host safe from the engine. A child that crashes,
+ * runs out of memory, breaks the protocol or does not stop a run in time is killed and its runs
+ * end; runs in other children go on.
+ */
+import { SandboxError, createSandbox } from '@cordon/core'
+import {
+  ChannelPool,
+  stopError,
+  type BackendCapabilities,
+  type BackendSession,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type SessionRequest,
+} from '@cordon/core/backend'
+import type { EngineName } from '../engine-child/engine-init.js'
+import { findChildEntry } from '../executables.js'
+import type { EngineChildLaunch } from '../launch-plan.js'
+import type { ResolvedOptions } from '../options.js'
+import type { Diagnostics, LaunchResult } from '../probe.js'
+import { engineCapabilities } from './engine-capabilities.js'
+import { startEngineChild } from './engine-child-link.js'
+import { findEngineModules } from './engine-modules.js'
+
+const MB = 1024 * 1024
+/** How long a stopped run's engine may take to report before the run is resolved anyway. */
+const STOP_GRACE_MS = 100
+/** How long after that before the child is killed as stuck (its other runs end too). */
+const KILL_GRACE_MS = 2_000
+/** Report strings are capped by the run's own limits on the far side; this bounds a broken child. */
+const MAX_REPORT_CHARS = 2 ** 30
+const MAX_FRAME_BYTES = 2 ** 31 - 1
+
+export interface EngineHost {
+  readonly engine: EngineName
+  readonly capabilities: BackendCapabilities
+  execute(request: ExecuteRequest): Promise<ExecuteOutcome>
+  openSession(request: SessionRequest): Promise<BackendSession>
+  /** Starts a child and runs a tiny program in it: undefined when the engine works here, else why not. */
+  check(): Promise<string | undefined>
+  diagnose(): Promise<Diagnostics & { engine: EngineName }>
+  dispose(): Promise<void>
+}
+
+export function createEngineHost(engine: EngineName, settings: ResolvedOptions, launch: () => Promise<LaunchResult>): EngineHost {
+  const capabilities = engineCapabilities(engine, settings.networkIsolation)
+  let pool: Promise<ChannelPool | string> | undefined
+  let live: ChannelPool | undefined
+  /** Set once a child says its engine cannot load: no other child would do better. */
+  let unavailable: string | undefined
+  let disposed = false
+
+  const getPool = (): Promise<ChannelPool | string> =>
+    (pool ??= launch().then((result) => {
+      if (!result.ok) return result.reason
+      if (disposed) return 'the backend was disposed'
+      const modules = findEngineModules(engine)
+      if (!modules.ok) return modules.reason
+      const entry = findChildEntry('engine-child.js')
+      if ('reason' in entry) return entry.reason
+      const childLaunch: EngineChildLaunch = {
+        entryPath: entry.path,
+        readable: modules.readable,
+        engineFlags: engine === 'isolated-vm' ? ['--allow-addons', '--no-node-snapshot'] : ['--allow-worker'],
+        dataBytes: (2 * settings.childMemoryMb + 64 * settings.runsPerChild + 256) * MB,
+      }
+      live = new ChannelPool({
+        label: `${engine} engine child`,
+        start: (events) =>
+          startEngineChild(
+            {
+              plan: result.plan,
+              launch: childLaunch,
+              init: { engine, moduleUrl: modules.moduleUrl, coreUrl: modules.coreUrl, runs: settings.runsPerChild },
+              maxFrameBytes: MAX_FRAME_BYTES,
+              onFatal: (reason) => (unavailable ??= reason),
+            },
+            events,
+          ),
+        maxSides: settings.maxChildren,
+        minSides: 1,
+        idleMs: settings.poolIdleMs,
+        maxChars: MAX_REPORT_CHARS,
+        stopGraceMs: STOP_GRACE_MS,
+        killGraceMs: KILL_GRACE_MS,
+        capacity: { runs: settings.runsPerChild, memoryMb: settings.childMemoryMb },
+        retireAfterRuns: settings.runsPerChildLifetime,
+        // An isolate that ran out of memory may have been lost with its heap: start afresh.
+        retireAfter: (outcome) => engine === 'isolated-vm' && !outcome.ok && outcome.error.code === 'MEMORY_LIMIT',
+      })
+      return live
+    }))
+
+  async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    if (disposed) return notAvailable('the backend was disposed')
+    if (unavailable !== undefined) return notAvailable(unavailable)
+    if (request.signal.aborted || Date.now() >= request.deadline) return { ok: false, error: stopError(request) }
+    const ready = await getPool()
+    if (typeof ready === 'string') return notAvailable(ready)
+    return ready.execute(request)
+  }
+
+  return {
+    engine,
+    capabilities,
+    execute,
+    async openSession({ memoryMb }) {
+      if (disposed) throw new SandboxError('BACKEND_UNAVAILABLE', 'the backend was disposed')
+      if (unavailable !== undefined) throw new SandboxError('BACKEND_UNAVAILABLE', unavailable)
+      const ready = await getPool()
+      if (typeof ready === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', ready)
+      return ready.openSession(memoryMb)
+    },
+    async check() {
+      const sandbox = createSandbox({ specificationVersion: 'v1', name: 'subprocess', capabilities, execute, dispose: async () => {} })
+      const result = await sandbox.run('1 + 1', { timeoutMs: 15_000, memoryMb: 16 })
+      if (result.ok && result.value === 2) return undefined
+      return result.ok ? `the ${engine} engine child answered ${String(result.value)} to 1 + 1` : result.error.message
+    },
+    async diagnose() {
+      const { diagnostics } = await launch()
+      return { ...diagnostics, engine }
+    },
+    dispose() {
+      disposed = true
+      live?.dispose({ code: 'ABORTED', message: 'the backend was disposed' })
+      return Promise.resolve()
+    },
+  }
+}
+
+function notAvailable(message: string): ExecuteOutcome {
+  return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message } }
+}

@@ -1,0 +1,108 @@
+/**
+ * Where an engine backend package and everything it loads are, found from the host: the child
+ * runs under the permission model and may read only these folders (real paths, as the model
+ * compares them), and it cannot search node_modules for itself.
+ */
+import fs from 'node:fs'
+import { createRequire } from 'node:module'
+import path from 'node:path'
+import { pathToFileURL } from 'node:url'
+import type { EngineName } from '../engine-child/engine-init.js'
+
+export const ENGINE_PACKAGES: Readonly<Record<EngineName, string>> = {
+  'isolated-vm': '@cordon/backend-ivm',
+  quickjs: '@cordon/backend-quickjs',
+}
+
+export type EngineModules = { ok: true; moduleUrl: string; coreUrl: string; readable: string[] } | { ok: false; reason: string }
+
+interface PackageJson {
+  name?: string
+  gypfile?: boolean
+  dependencies?: Record<string, string>
+  optionalDependencies?: Record<string, string>
+}
+
+/** The engine package's entry and the real folders of it and its runtime dependencies. */
+export function findEngineModules(engine: EngineName): EngineModules {
+  const name = ENGINE_PACKAGES[engine]
+  const require = createRequire(import.meta.url)
+  let entry: string
+  try {
+    entry = fs.realpathSync(require.resolve(name))
+  } catch {
+    return { ok: false, reason: `${name} is not installed next to @cordon/backend-subprocess (npm install ${name})` }
+  }
+  const root = packageRoot(entry, name)
+  if (root === undefined) return { ok: false, reason: `${name} has no package.json above ${entry}` }
+  let core: string
+  try {
+    core = fs.realpathSync(createRequire(path.join(root, 'package.json')).resolve('@cordon/core/backend'))
+  } catch {
+    return { ok: false, reason: `${name} cannot find its @cordon/core (reinstall it)` }
+  }
+  const readable = new Set<string>()
+  collect(root, readable)
+  return { ok: true, moduleUrl: pathToFileURL(entry).href, coreUrl: pathToFileURL(core).href, readable: [...readable] }
+}
+
+/** Adds `dir` and, recursively, the packages it depends on at run time. */
+function collect(dir: string, readable: Set<string>): void {
+  if (readable.has(dir)) return
+  readable.add(dir)
+  const manifest = readManifest(dir)
+  // A native addon's dependencies build it at install time; at run time it loads its own files.
+  if (manifest === undefined || manifest.gypfile === true) return
+  const from = createRequire(path.join(dir, 'package.json'))
+  for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
+    const found = resolvePackage(from, dependency)
+    if (found === undefined) continue
+    // Node's resolver reads the link it finds (pnpm's node_modules/<name> symlink) before the real folder.
+    const link = linkPath(dir, dependency)
+    if (link !== undefined && link !== found) readable.add(link)
+    collect(found, readable)
+  }
+}
+
+/** Where Node's resolver, walking up from `dir`, finds `node_modules/<name>`. */
+function linkPath(dir: string, name: string): string | undefined {
+  for (let at = dir; at !== path.dirname(at); at = path.dirname(at)) {
+    const candidate = path.join(at, 'node_modules', name)
+    try {
+      fs.lstatSync(candidate)
+      return candidate
+    } catch {
+      // Not here: one folder up.
+    }
+  }
+  return undefined
+}
+
+/** The real folder of `name` as `from` sees it; undefined when it is not installed (an optional dependency). */
+function resolvePackage(from: NodeJS.Require, name: string): string | undefined {
+  try {
+    return path.dirname(fs.realpathSync(from.resolve(`${name}/package.json`)))
+  } catch {
+    // Packages whose `exports` hide package.json: from their entry up.
+  }
+  try {
+    return packageRoot(fs.realpathSync(from.resolve(name)), name)
+  } catch {
+    return undefined
+  }
+}
+
+function packageRoot(file: string, name: string): string | undefined {
+  for (let dir = path.dirname(file); dir !== path.dirname(dir); dir = path.dirname(dir)) {
+    if (readManifest(dir)?.name === name) return dir
+  }
+  return undefined
+}
+
+function readManifest(dir: string): PackageJson | undefined {
+  try {
+    return JSON.parse(fs.readFileSync(path.join(dir, 'package.json'), 'utf8')) as PackageJson
+  } catch {
+    return undefined
+  }
+}

@@ -1,0 +1,122 @@
+import fs from 'node:fs'
+import path from 'node:path'
+import { spawn } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
+import { createSandbox } from '@cordon/core'
+import { describe, expect, it } from 'vitest'
+import { createSubprocessBackend } from '../src/index.js'
+import { descendants, running, waitFor } from './helpers.js'
+
+const linux = process.platform === 'linux'
+
+/** The Node processes of engine children below `root` (not their launch wrappers). */
+function engineChildren(root = process.pid): number[] {
+  return descendants(root).filter((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      return path.basename(argv[0] ?? '') === path.basename(process.execPath) && argv.some((arg) => arg.endsWith('engine-child.js'))
+    } catch {
+      return false
+    }
+  })
+}
+
+/** CPU ticks a process has used (user + system). */
+function cpuTicks(pid: number): number {
+  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ')
+  return Number(fields[11]) + Number(fields[12])
+}
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children (%s)', (engine) => {
+  it('a child killed from outside mid-run: that run ends BACKEND_CRASHED within 1 s, and the next run works', async () => {
+    const backend = createSubprocessBackend({ engine, runsPerChild: 1 })
+    const sandbox = createSandbox(backend)
+    try {
+      await backend.warm()
+      const spinning = sandbox.run('for (;;) {}', { timeoutMs: 30_000 })
+      await sleep(300)
+      const children = engineChildren()
+      expect(children.length).toBeGreaterThanOrEqual(1)
+      const killedAt = Date.now()
+      for (const pid of children) process.kill(pid, 'SIGKILL')
+      const result = await spinning
+      expect(Date.now() - killedAt).toBeLessThan(1_000)
+      expect(result.ok).toBe(false)
+      expect(!result.ok && result.error.code).toBe('BACKEND_CRASHED')
+      const next = await sandbox.run('6 * 7')
+      expect(next.ok && next.value).toBe(42)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+
+  it('a child that dies takes only its own runs: a run in another child finishes', async () => {
+    const backend = createSubprocessBackend({ engine, runsPerChild: 1, maxChildren: 2 })
+    const sandbox = createSandbox(backend)
+    try {
+      await backend.warm()
+      const tools = { 't.later': { execute: () => sleep(1_000).then(() => 'answered') } }
+      const waiting = sandbox.run('await t.later()', { tools, timeoutMs: 30_000 })
+      const spinning = sandbox.run('for (;;) {}', { timeoutMs: 10_000 })
+      await sleep(300)
+      const children = engineChildren()
+      expect(children.length).toBe(2)
+      // The spinning guest's child is the one using the CPU now (starting a child costs some too).
+      const before = children.map(cpuTicks)
+      await sleep(300)
+      const used = children.map((pid, i) => cpuTicks(pid) - before[i]!)
+      const busiest = children[used.indexOf(Math.max(...used))]!
+      process.kill(busiest, 'SIGKILL')
+      const [spun, waited] = await Promise.all([spinning, waiting])
+      expect(!spun.ok && spun.error.code).toBe('BACKEND_CRASHED')
+      expect(waited.ok && waited.value).toBe('answered')
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+
+  it('a child is replaced after runsPerChildLifetime runs', async () => {
+    const backend = createSubprocessBackend({ engine, runsPerChildLifetime: 2, maxChildren: 1 })
+    const sandbox = createSandbox(backend)
+    try {
+      const seen = new Set<number>()
+      for (let i = 0; i < 6; i++) {
+        const result = await sandbox.run(String(i))
+        expect(result.ok && result.value).toBe(i)
+        for (const pid of engineChildren()) seen.add(pid)
+      }
+      expect(seen.size).toBeGreaterThanOrEqual(3)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+
+  it('dispose() ends every engine child, busy or idle', async () => {
+    const backend = createSubprocessBackend({ engine, runsPerChild: 1, maxChildren: 2 })
+    const sandbox = createSandbox(backend)
+    await backend.warm()
+    const busy = [sandbox.run('for (;;) {}', { timeoutMs: 60_000 }), sandbox.run('for (;;) {}', { timeoutMs: 60_000 })]
+    await sleep(300)
+    const below = descendants(process.pid)
+    expect(engineChildren().length).toBe(2)
+    await sandbox.dispose()
+    expect(await waitFor(() => below.every((pid) => !running(pid)), 3_000)).toBe(true)
+    for (const result of await Promise.all(busy)) expect(result.ok).toBe(false)
+  })
+
+  it('engine children die with a host that is SIGKILLed, busy in a loop or waiting on a tool', async () => {
+    const host = spawn(process.execPath, [fileURLToPath(new URL('./fixtures/engine-host.mjs', import.meta.url)), engine], {
+      stdio: ['ignore', 'pipe', 'inherit'],
+    })
+    await new Promise<void>((resolve, reject) => {
+      host.stdout.on('data', (chunk: Buffer) => chunk.toString().includes('READY') && resolve())
+      host.on('exit', (code) => reject(new Error(`the fixture host exited early (${code})`)))
+    })
+    const below = descendants(host.pid!)
+    expect(engineChildren(host.pid).length).toBe(2)
+    process.kill(host.pid!, 'SIGKILL')
+    expect(await waitFor(() => below.every((pid) => !running(pid)), 5_000)).toBe(true)
+  })
+})
