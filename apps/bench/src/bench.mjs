@@ -1,4 +1,4 @@
-// The side-by-side benchmark: W1..W5 latency, W6 throughput and RSS growth for every contender,
+// The side-by-side benchmark: W1..W5 latency, W6 throughput, server load (W7), RSS growth for every contender,
 // in one process, then the issue's targets. Prints Markdown; writes JSON (--out) and Markdown (--md).
 //   node --no-node-snapshot --expose-gc src/bench.mjs [--quick] [--out file.json] [--md file.md] [--only id,id]
 import { mkdirSync, writeFileSync } from 'node:fs'
@@ -10,6 +10,7 @@ import { makePlan } from './plan.mjs'
 import { toMarkdown } from './report.mjs'
 import { measurePreemption } from './preemption-runner.mjs'
 import { measureRss } from './rss-runner.mjs'
+import { measureServerLoad } from './server-load-runner.mjs'
 import { checkTargets } from './targets.mjs'
 import { measureThroughput } from './throughput-runner.mjs'
 import { setBigDataItems } from './workloads.mjs'
@@ -23,7 +24,7 @@ const progress = (what) => console.error(`[bench ${((performance.now() - started
 
 setBigDataItems(plan.dataItems)
 const contenders = await loadContenders(only)
-const results = { latency: {}, throughput: [], rss: [], preemption: [], targets: [] }
+const results = { latency: {}, throughput: [], serverLoad: [], rss: [], preemption: [], targets: [] }
 try {
   for (const id of Object.keys(plan.latency)) {
     progress(id)
@@ -31,6 +32,8 @@ try {
   }
   progress('W6')
   results.throughput = await measureThroughput(contenders, plan)
+  progress('server load')
+  results.serverLoad = await measureServerLoad(contenders, plan)
   progress('RSS')
   results.rss = await measureRss(contenders, plan)
   progress('preemption')
@@ -52,7 +55,7 @@ results.meta = {
 
 // A measured contender is a pass; a wrong value, an error or a contender that could not load is
 // a failure. Targets are not counted: timings on a shared machine are findings, not tests.
-const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.rss, ...results.preemption]
+const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.serverLoad, ...results.rss, ...results.preemption]
 const passed = rows.filter((r) => r.status === 'ok').length
 const failed = rows.filter((r) => r.status === 'failed').length + contenders.filter((c) => c.unavailable).length
 const markdown = toMarkdown(results)

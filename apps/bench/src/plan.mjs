@@ -1,3 +1,6 @@
+/** Contenders whose server-load figures would only repeat their pooled mode's. */
+const NOPOOL = ['cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool']
+
 // How much to measure in each mode. --quick only proves that every contender works and the
 // report is written (CI); the full mode gives the numbers we publish.
 const QUICK = {
@@ -18,6 +21,7 @@ const QUICK = {
   rss: { runs: 60, budgetMs: 300, warmup: 3, contenders: ['cordon-quickjs', 'cordon-ivm', 'cordon-subprocess'] },
   // In-thread QuickJS holds the host for seconds per sample (that is what the table shows).
   preemption: { samples: 1, skip: ['cordon-quickjs-inline', 'cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
+  serverLoad: { rounds: 1, batch: 16, idleSamples: 2, pacedRuns: 10, skip: NOPOOL },
 }
 
 const FULL = {
@@ -35,6 +39,7 @@ const FULL = {
   throughput: { warmup: 16, rounds: 8, batch: 64, budgetMs: 8_000 },
   rss: { runs: 3000, budgetMs: 60_000, warmup: 3000, warmupBudgetMs: 30_000, contenders: undefined },
   preemption: { samples: 3, skip: ['cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
+  serverLoad: { rounds: 5, batch: 64, idleSamples: 10, pacedRuns: 200, skip: NOPOOL },
 }
 
 export function makePlan(quick) {

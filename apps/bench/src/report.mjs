@@ -1,5 +1,6 @@
 // The results as Markdown tables (for the console and the README).
 import { preemptionTable } from './preemption-runner.mjs'
+import { serverLoadTable } from './server-load-runner.mjs'
 import { formatMs, formatRate } from './stats.mjs'
 import { perCallUs } from './targets.mjs'
 import { WORKLOADS } from './workloads.mjs'
@@ -78,6 +79,7 @@ export function toMarkdown(results) {
     '',
     ...WORKLOADS.filter((w) => results.latency[w.id]).map((w) => `${latencyTable(w, results.latency[w.id])}\n`),
     `${throughputTable(results.throughput)}\n`,
+    `${serverLoadTable(results.serverLoad)}\n`,
     `${rssTable(results.rss)}\n`,
     `${preemptionTable(results.preemption)}\n`,
     targetsTable(results.targets),

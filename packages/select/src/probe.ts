@@ -86,6 +86,7 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   try {
     sandbox = createSandbox(backend)
     verdict = await runGuarded(candidate, sandbox, input)
+    if (verdict.status === 'available') verdict = { ...verdict, reason: verdict.reason + (await engineNote(backend)) }
   } catch (error) {
     verdict = { status: 'unusable', ...fromThrown(candidate, input.facts, error) }
   }
@@ -98,6 +99,21 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
     }
   }
   return verdict
+}
+
+/**
+ * What runs the guest, for a backend that can say after its first run (the subprocess backend's
+ * `diagnose().engine`): ' (engine isolated-vm)', or ''.
+ */
+async function engineNote(backend: SandboxBackend): Promise<string> {
+  const diagnose = (backend as { diagnose?: unknown }).diagnose
+  if (typeof diagnose !== 'function') return ''
+  try {
+    const report = (await withinDeadline(Promise.resolve(diagnose.call(backend)), 2_000, 'diagnose()')) as { engine?: unknown } | null
+    return typeof report?.engine === 'string' ? ` (engine ${report.engine})` : ''
+  } catch {
+    return ''
+  }
 }
 
 /** Runs the probe program; a backend that ignores its own deadline counts as broken. */

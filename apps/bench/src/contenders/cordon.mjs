@@ -147,10 +147,24 @@ export const cordonContenders = [
     load: () =>
       contender({
         id: 'cordon-subprocess',
-        name: 'cordon subprocess (warm pool 2, default)',
+        name: 'cordon subprocess (engine children, default)',
         engine: 'subprocess',
         pkg: '@cordon/backend-subprocess',
         factoryName: 'createSubprocessBackend',
+        note: 'a fresh isolate per run (QuickJS where isolated-vm does not load) inside long-lived locked-down children',
+        ready: settle(15),
+      }),
+  },
+  {
+    id: 'cordon-subprocess-node-vm',
+    load: () =>
+      contender({
+        id: 'cordon-subprocess-node-vm',
+        name: "cordon subprocess (engine: 'node-vm', warm pool 2)",
+        engine: 'subprocess',
+        pkg: '@cordon/backend-subprocess',
+        factoryName: 'createSubprocessBackend',
+        options: { engine: 'node-vm' },
         // A child takes tens of ms to start: wait (untimed) until the pool is full again.
         ready: (backend) => () => backend.warm(BASE.memoryMb),
       }),
@@ -160,11 +174,11 @@ export const cordonContenders = [
     load: () =>
       contender({
         id: 'cordon-subprocess-nopool',
-        name: 'cordon subprocess (poolSize 0)',
+        name: "cordon subprocess (engine: 'node-vm', poolSize 0)",
         engine: 'subprocess',
         pkg: '@cordon/backend-subprocess',
         factoryName: 'createSubprocessBackend',
-        options: { poolSize: 0 },
+        options: { engine: 'node-vm', poolSize: 0 },
         skipInQuick: quickW1Only,
       }),
   },

@@ -31,6 +31,7 @@ export const CONTENDER_ORDER = [
   'cordon-ivm-nopool',
   'raw-ivm',
   'cordon-subprocess',
+  'cordon-subprocess-node-vm',
   'cordon-subprocess-nopool',
   'raw-node-warm',
   'raw-node-spawn',

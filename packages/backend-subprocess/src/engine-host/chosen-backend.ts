@@ -14,6 +14,9 @@ export interface EngineChoiceBackend extends SandboxBackend {
   warm(memoryMb?: number): Promise<void>
 }
 
+/** Engines that could not load in a child here, by launch settings: later backends skip them. */
+const failedEngines = new Map<string, string>()
+
 /** One engine, as the user chose it. */
 export function createEngineBackend(
   engine: EngineName,
@@ -58,10 +61,18 @@ export function createAutoBackend(
     (choice ??= (async () => {
       for (const engine of ['isolated-vm', 'quickjs'] as const) {
         if (disposed) return undefined
+        const key = JSON.stringify([engine, settings.nodePath, settings.networkIsolation])
+        const known = failedEngines.get(key)
+        if (known !== undefined) {
+          passedOver.push(`${engine}: ${known}`)
+          continue
+        }
         const host = createEngineHost(engine, settings, launch)
         const problem = await host.check()
         if (problem === undefined && !disposed) return host
         passedOver.push(`${engine}: ${problem ?? 'the backend was disposed'}`)
+        // An engine that cannot load here will not load for the next backend either.
+        if (problem !== undefined && /could not be loaded|not installed|cannot find/.test(problem)) failedEngines.set(key, problem)
         await host.dispose()
       }
       return undefined
