@@ -21,12 +21,6 @@ function engineChildren(root = process.pid): number[] {
   })
 }
 
-/** CPU ticks a process has used (user + system). */
-function cpuTicks(pid: number): number {
-  const fields = fs.readFileSync(`/proc/${pid}/stat`, 'latin1').split(') ')[1]!.split(' ')
-  return Number(fields[11]) + Number(fields[12])
-}
-
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children (%s)', (engine) => {
@@ -58,17 +52,14 @@ describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children
     try {
       await backend.warm()
       const tools = { 't.later': { execute: () => sleep(1_000).then(() => 'answered') } }
-      const waiting = sandbox.run('await t.later()', { tools, timeoutMs: 30_000 })
+      // The spinning run takes the warm child; the waiting run, finding it full, a new one.
       const spinning = sandbox.run('for (;;) {}', { timeoutMs: 10_000 })
       await sleep(300)
-      const children = engineChildren()
-      expect(children.length).toBe(2)
-      // The spinning guest's child is the one using the CPU now (starting a child costs some too).
-      const before = children.map(cpuTicks)
+      const spinners = engineChildren()
+      const waiting = sandbox.run('await t.later()', { tools, timeoutMs: 30_000 })
       await sleep(300)
-      const used = children.map((pid, i) => cpuTicks(pid) - before[i]!)
-      const busiest = children[used.indexOf(Math.max(...used))]!
-      process.kill(busiest, 'SIGKILL')
+      expect(engineChildren().filter((pid) => !spinners.includes(pid)).length).toBe(1)
+      for (const pid of spinners) process.kill(pid, 'SIGKILL')
       const [spun, waited] = await Promise.all([spinning, waiting])
       expect(!spun.ok && spun.error.code).toBe('BACKEND_CRASHED')
       expect(waited.ok && waited.value).toBe('answered')
@@ -118,5 +109,58 @@ describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children
     expect(engineChildren(host.pid).length).toBe(2)
     process.kill(host.pid!, 'SIGKILL')
     expect(await waitFor(() => below.every((pid) => !running(pid)), 5_000)).toBe(true)
+  })
+})
+
+describe.runIf(linux)('partitions', () => {
+  const waitingRun = (sandbox: ReturnType<typeof createSandbox>, partition?: string) =>
+    sandbox.run('await t.later()', {
+      timeoutMs: 20_000,
+      tools: { 't.later': { execute: () => sleep(800).then(() => 'answered') } },
+      ...(partition === undefined ? {} : { partition }),
+    })
+
+  it('two sandboxes over one backend never share an engine child', async () => {
+    const backend = createSubprocessBackend({ engine: 'isolated-vm', runsPerChild: 4 })
+    const a = createSandbox(backend)
+    const b = createSandbox(backend)
+    try {
+      const runs = [waitingRun(a), waitingRun(b), waitingRun(a), waitingRun(b)]
+      await sleep(400)
+      expect(engineChildren().length).toBe(2)
+      for (const result of await Promise.all(runs)) expect(result.ok && result.value).toBe('answered')
+    } finally {
+      await a.dispose()
+    }
+  })
+
+  it('runs of one partition share a child; another partition gets its own, even at maxChildren', async () => {
+    const backend = createSubprocessBackend({ engine: 'isolated-vm', runsPerChild: 4, maxChildren: 1 })
+    const sandbox = createSandbox(backend)
+    try {
+      const tenantA = [waitingRun(sandbox, 'tenant-a'), waitingRun(sandbox, 'tenant-a')]
+      await sleep(400)
+      expect(engineChildren().length).toBe(1)
+      const first = engineChildren()[0]
+      for (const result of await Promise.all(tenantA)) expect(result.ok && result.value).toBe('answered')
+      // At maxChildren 1, tenant B's run replaces tenant A's idle child rather than join it.
+      const tenantB = await waitingRun(sandbox, 'tenant-b')
+      expect(tenantB.ok && tenantB.value).toBe('answered')
+      const now = engineChildren()
+      expect(now.length).toBe(1)
+      expect(now[0]).not.toBe(first)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
+
+  it('refuses a partition that is not a non-empty string', async () => {
+    const sandbox = createSandbox(createSubprocessBackend({ engine: 'isolated-vm' }))
+    try {
+      await expect(sandbox.run('1', { partition: '' })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+      await expect(sandbox.run('1', { partition: 7 as unknown as string })).rejects.toMatchObject({ code: 'INVALID_OPTIONS' })
+    } finally {
+      await sandbox.dispose()
+    }
   })
 })

@@ -54,6 +54,12 @@ export interface RunOptions extends Partial<Limits> {
    * results may hold secrets or personal data.
    */
   includeToolValuesInEvents?: boolean
+  /**
+   * Runs of different partitions never share an engine process: backends that keep many runs in
+   * one process (the subprocess backend's engine children) start separate ones per partition. Use
+   * one per tenant. Default: one partition per sandbox, so two sandboxes never share a process.
+   */
+  partition?: string
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

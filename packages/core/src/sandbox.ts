@@ -15,8 +15,12 @@ import type { Session, SessionOptions } from './session-types.js'
  * environment variables (read once, here) < `defaults` < each run's options.
  * The sandbox owns the backend: `dispose()` disposes it.
  */
+/** Numbers each sandbox's default partition. */
+let sandboxCount = 0
+
 export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults = {}): Sandbox {
   checkBackend(backend)
+  const ownPartition = `sandbox-${++sandboxCount}`
   const envLimits = environmentLimits()
   const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
   registerTools(defaults.tools)
@@ -46,6 +50,7 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
       memoryExplicit: runLimits.memoryMb !== undefined || defaultLimits.memoryMb !== undefined || envLimits.memoryMb !== undefined,
       startedAt,
       startedPerf,
+      partition: merged.partition ?? ownPartition,
     }
     const prepared = await prepareRun(plan)
     active.add(disposal)
@@ -65,7 +70,14 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
     if (typeof id !== 'string' || id === '') throw new SandboxError('INVALID_OPTIONS', 'session options: id must be a non-empty string')
     if (sessions.has(id)) throw new SandboxError('INVALID_OPTIONS', `session options: a session with id "${id}" is already open`)
     const session = await openSession(
-      { backend, envLimits, defaultLimits, defaults, forget: (ended) => sessions.get(ended.id) === ended && sessions.delete(ended.id) },
+      {
+        backend,
+        envLimits,
+        defaultLimits,
+        defaults,
+        partition: ownPartition,
+        forget: (ended) => sessions.get(ended.id) === ended && sessions.delete(ended.id),
+      },
       id,
       options,
     )

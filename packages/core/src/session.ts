@@ -15,6 +15,8 @@ export interface SessionOwner {
   envLimits: Partial<Limits>
   defaultLimits: Partial<Limits>
   defaults: SandboxDefaults
+  /** The sandbox's own partition, for a session that names none. */
+  partition: string
   /** Called once, when the session ends for any reason. */
   forget(session: Session): void
 }
@@ -59,7 +61,7 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
 
   let engine: BackendSession
   try {
-    engine = await backend.openSession({ memoryMb: limits.memoryMb })
+    engine = await backend.openSession({ memoryMb: limits.memoryMb, partition: merged.partition ?? owner.partition })
   } catch (error) {
     if (isSandboxError(error)) throw error
     throw new SandboxError(
@@ -134,6 +136,7 @@ class BackendBoundSession implements Session {
         memoryExplicit: false,
         startedAt: Date.now(),
         startedPerf: performance.now(),
+        partition: this.options.partition ?? this.owner.partition,
         session: {
           execute: (request: Parameters<BackendSession['execute']>[0]) => this.engine.execute(request),
           ended: ({ executed, stopped }: { executed: boolean; stopped: boolean }) => {

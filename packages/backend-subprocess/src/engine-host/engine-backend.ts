@@ -87,6 +87,8 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
         stopGraceMs: STOP_GRACE_MS,
         killGraceMs: KILL_GRACE_MS,
         capacity: { runs: settings.runsPerChild, memoryMb: settings.childMemoryMb },
+        // Runs of different partitions (by default: sandboxes) never share a child.
+        partitioned: true,
         retireAfterRuns: settings.runsPerChildLifetime,
         // An isolate that ran out of memory may have been lost with its heap: start afresh.
         retireAfter: (outcome) => engine === 'isolated-vm' && !outcome.ok && outcome.error.code === 'MEMORY_LIMIT',
@@ -107,15 +109,23 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
     engine,
     capabilities,
     execute,
-    async openSession({ memoryMb }) {
+    async openSession({ memoryMb, partition }) {
       if (disposed) throw new SandboxError('BACKEND_UNAVAILABLE', 'the backend was disposed')
       if (unavailable !== undefined) throw new SandboxError('BACKEND_UNAVAILABLE', unavailable)
       const ready = await getPool()
       if (typeof ready === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', ready)
-      return ready.openSession(memoryMb)
+      return ready.openSession(memoryMb, partition)
     },
     async check() {
-      const sandbox = createSandbox({ specificationVersion: 'v1', name: 'subprocess', capabilities, execute, dispose: async () => {} })
+      // Without a partition: the child it starts is left for whichever partition needs one first.
+      const unpartitioned = (request: ExecuteRequest) => execute({ ...request, partition: undefined })
+      const sandbox = createSandbox({
+        specificationVersion: 'v1',
+        name: 'subprocess',
+        capabilities,
+        execute: unpartitioned,
+        dispose: async () => {},
+      })
       const result = await sandbox.run('1 + 1', { timeoutMs: 15_000, memoryMb: 16 })
       if (result.ok && result.value === 2) return undefined
       return result.ok ? `the ${engine} engine child answered ${String(result.value)} to 1 + 1` : result.error.message

@@ -3,7 +3,7 @@ import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../li
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 
-const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', 'onEvent', 'includeToolValuesInEvents', ...LIMIT_NAMES])
+const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', 'onEvent', 'includeToolValuesInEvents', 'partition', ...LIMIT_NAMES])
 const SUGGESTIONS: Record<string, string> = {
   timeout: 'timeoutMs',
   memory: 'memoryMb',
@@ -48,6 +48,10 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   const values = record.includeToolValuesInEvents
   if (values !== undefined && typeof values !== 'boolean') {
     invalid(`${source}: includeToolValuesInEvents must be a boolean, got ${describeOptionValue(values)}`)
+  }
+  const partition = record.partition
+  if (partition !== undefined && (typeof partition !== 'string' || partition === '' || partition.length > 200)) {
+    invalid(`${source}: partition must be a non-empty string of at most 200 characters, got ${describeOptionValue(partition)}`)
   }
   const globals = record.globals
   if (globals !== undefined && (typeof globals !== 'object' || globals === null || Array.isArray(globals))) {

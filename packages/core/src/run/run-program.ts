@@ -23,6 +23,8 @@ export interface RunPlan {
   memoryExplicit: boolean
   startedAt: number
   startedPerf: number
+  /** The run's partition: its option, else its sandbox's own. */
+  partition: string
   /** Session runs: the session's execute instead of the backend's, and declarations that persist. */
   session?: {
     execute: SandboxBackend['execute']
@@ -114,6 +116,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         deadline: runStop.deadline,
         signal: runStop.signal,
         host: bridge,
+        partition: plan.partition,
       }).catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
       watchdog.promise.then((): ExecuteOutcome => ({
         ok: false,

@@ -46,6 +46,12 @@ export interface ChannelPoolOptions {
   retireAfterRuns?: number
   /** Whether an outcome means its far side should take no new work (e.g. its engine ran out of memory). */
   retireAfter?(outcome: ExecuteOutcome): boolean
+  /**
+   * Keep runs of different partitions (`ExecuteRequest.partition`) on different far sides: for far
+   * sides that are processes, where an escape from one engine instance reaches the others. At
+   * `maxSides`, an idle far side of another partition is ended to make room.
+   */
+  partitioned?: boolean
 }
 
 interface FarSide {
@@ -61,6 +67,8 @@ interface FarSide {
   runsStarted: number
   /** Takes no new work; ended once idle. */
   retired: boolean
+  /** Whose runs it serves, when the pool is partitioned; undefined until its first run or session. */
+  partition: string | undefined
 }
 
 /**
@@ -78,10 +86,11 @@ export class ChannelPool {
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
     const memoryMb = request.limits.memoryMb
+    const partition = this.partitionOf(request.partition)
     let side: FarSide | undefined
     try {
-      side = this.pick(memoryMb)
-      if (side !== undefined) this.take(side, memoryMb, 1)
+      side = this.pick(memoryMb, partition)
+      if (side !== undefined) this.take(side, memoryMb, 1, partition)
       // A waiter is granted its room already taken.
       else side = await this.waitForRoom(request)
     } catch (error) {
@@ -98,10 +107,10 @@ export class ChannelPool {
     return outcome
   }
 
-  async openSession(memoryMb: number): Promise<BackendSession> {
-    const side = this.pick(memoryMb)
+  async openSession(memoryMb: number, partition?: string): Promise<BackendSession> {
+    const side = this.pick(memoryMb, this.partitionOf(partition))
     if (side === undefined) throw new SandboxError('BACKEND_UNAVAILABLE', this.options.label + 's are all full; try again when a run ends')
-    this.take(side, memoryMb, 0)
+    this.take(side, memoryMb, 0, this.partitionOf(partition))
     let session: BackendSession
     try {
       session = await side.client.openSession(memoryMb)
@@ -122,18 +131,37 @@ export class ChannelPool {
   }
 
   /** An idle far side, else a new one, else the least loaded one with room; undefined when all are full. */
-  private pick(memoryMb: number): FarSide | undefined {
+  /**
+   * A far side with room for the run: of its partition, or not yet given to any (a started or
+   * warmed one). A request without a partition (a backend's own check) takes only the latter.
+   */
+  private pick(memoryMb: number, partition: string | undefined): FarSide | undefined {
     if (this.closed) throw new SandboxError('DISPOSED', 'the backend was disposed')
     let best: FarSide | undefined
     for (const side of this.sides) {
-      if (!this.fits(side, memoryMb)) continue
+      if ((side.partition !== undefined && side.partition !== partition) || !this.fits(side, memoryMb)) continue
       if (best === undefined || load(side) < load(best)) best = side
     }
     if (best !== undefined && load(best) === 0) return best
-    if (this.sides.size < this.options.maxSides) return this.startSide()
+    if (this.sides.size >= this.options.maxSides && best === undefined) this.endIdleOfOtherPartition(partition)
+    if (this.sides.size < this.options.maxSides) return this.startSide(partition)
     if (best !== undefined) return best
     if (this.options.capacity !== undefined) return undefined
     throw new SandboxError('BACKEND_CRASHED', this.options.label + 's are all full')
+  }
+
+  /** Partitions count only in a partitioned pool. */
+  private partitionOf(partition: string | undefined): string | undefined {
+    return this.options.partitioned === true ? partition : undefined
+  }
+
+  /** Makes room for a partition that has no far side with room: ends one idle far side of another. */
+  private endIdleOfOtherPartition(partition: string | undefined): void {
+    for (const side of this.sides) {
+      if (side.partition === partition || load(side) > 0 || side.client.busy) continue
+      this.end(side, { code: 'BACKEND_CRASHED', message: 'ended to make room for another partition' })
+      return
+    }
   }
 
   private fits(side: FarSide, memoryMb: number): boolean {
@@ -150,6 +178,7 @@ export class ChannelPool {
     return new Promise((resolve, reject) => {
       const waiter: Waiter = {
         memoryMb: request.limits.memoryMb,
+        partition: this.partitionOf(request.partition),
         grant: (side) => {
           stopWatching()
           resolve(side)
@@ -172,7 +201,7 @@ export class ChannelPool {
     for (const waiter of [...this.waiters]) {
       let side: FarSide | undefined
       try {
-        side = this.pick(waiter.memoryMb)
+        side = this.pick(waiter.memoryMb, waiter.partition)
       } catch (error) {
         this.waiters.delete(waiter)
         waiter.fail(error as SandboxError)
@@ -181,14 +210,16 @@ export class ChannelPool {
       if (side === undefined) return
       this.waiters.delete(waiter)
       // Claimed before the next waiter looks.
-      this.take(side, waiter.memoryMb, 1)
+      this.take(side, waiter.memoryMb, 1, waiter.partition)
       waiter.grant(side)
     }
   }
 
-  private take(side: FarSide, memoryMb: number, runs: number): void {
+  /** Claims room on `side`; its first partitioned work gives it to that partition for good. */
+  private take(side: FarSide, memoryMb: number, runs: number, partition: string | undefined): void {
     side.memoryMb += memoryMb
     side.runs += runs
+    side.partition ??= partition
   }
 
   private give(side: FarSide, memoryMb: number, runs: number): void {
@@ -199,7 +230,7 @@ export class ChannelPool {
     if (side.retired) this.loadChanged(side)
   }
 
-  private startSide(): FarSide {
+  private startSide(partition: string | undefined): FarSide {
     // The link reports only later (never from inside start), when `side` exists.
     const events: FarSideEvents = {
       receive: (batch) => side.client.receive(batch),
@@ -215,7 +246,17 @@ export class ChannelPool {
       onWarn: (message) => this.options.onWarn?.(message),
       onLoad: () => this.loadChanged(side),
     })
-    const side: FarSide = { client, link, idleTimer: undefined, held: false, runs: 0, memoryMb: 0, runsStarted: 0, retired: false }
+    const side: FarSide = {
+      client,
+      link,
+      idleTimer: undefined,
+      held: false,
+      runs: 0,
+      memoryMb: 0,
+      runsStarted: 0,
+      retired: false,
+      partition,
+    }
     this.sides.add(side)
     return side
   }
@@ -253,13 +294,14 @@ export class ChannelPool {
     if (!this.sides.delete(side)) return
     if (side.idleTimer !== undefined) clearTimeout(side.idleTimer)
     side.client.fail(error)
-    // Its place may go to a run that waits.
-    if (!this.closed) this.wake()
+    // Its place may go to a run that waits (later: this may be inside a pick, making room).
+    if (!this.closed) queueMicrotask(() => this.wake())
   }
 }
 
 interface Waiter {
   memoryMb: number
+  partition: string | undefined
   grant(side: FarSide): void
   fail(error: SandboxError): void
 }

@@ -57,6 +57,11 @@ export interface ExecuteRequest {
    */
   signal: AbortSignal
   host: ToolBridge
+  /**
+   * Runs of different partitions must never share an engine process (see `RunOptions.partition`);
+   * core always sets it. A backend whose runs never share a process may ignore it.
+   */
+  partition?: string
 }
 
 /** Facts a backend may report about a finished run. */
@@ -97,6 +102,8 @@ export interface SandboxBackend {
 export interface SessionRequest {
   /** The memory cap of the whole session, enforced as for a single run. */
   memoryMb: number
+  /** As for `ExecuteRequest.partition`. */
+  partition?: string
 }
 
 /**
