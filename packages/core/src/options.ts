@@ -1,3 +1,4 @@
+import type { FetchOptions } from './fetch/fetch-options.js'
 import type { Limits } from './limits.js'
 import type { RunEventListener } from './run/events.js'
 
@@ -54,6 +55,12 @@ export interface RunOptions extends Partial<Limits> {
    * results may hold secrets or personal data.
    */
   includeToolValuesInEvents?: boolean
+  /**
+   * Gives the guest a WHATWG-shaped `fetch` (with `Headers`, `Request`, `Response`), performed by
+   * the host and limited to the origins in `allow`. Without it the guest has no fetch at all.
+   * Each request counts as a tool call. Not available in sessions.
+   */
+  fetch?: FetchOptions
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

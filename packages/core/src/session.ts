@@ -39,6 +39,9 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} does not support sessions (capabilities.sessions is false)`)
   }
   const { id: _id, ...sessionOptions } = options
+  if ((sessionOptions as { fetch?: unknown }).fetch !== undefined) {
+    throw new SandboxError('INVALID_OPTIONS', 'session options: fetch is not available in sessions yet; use sandbox.run')
+  }
   const sessionLimits = checkOptions(sessionOptions, 'session options', false)
   const merged = mergeRunOptions(owner.defaults, sessionOptions)
   const grant = merged.tools
