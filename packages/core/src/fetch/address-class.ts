@@ -47,5 +47,6 @@ export function addressRefusal(address: string, privateAllowed: boolean): string
   if (verdict === undefined) return `${address} is not an IP address`
   if (verdict.kind === 'public') return undefined
   if (verdict.kind === 'private' && privateAllowed) return undefined
-  return `${address} is a ${verdict.range} address`
+  const hint = verdict.kind === 'private' ? ' (reachable only with fetch.allowPrivateAddresses and the address named in fetch.allow)' : ''
+  return `${address} is a ${verdict.range} address${hint}`
 }
