@@ -41,14 +41,27 @@ export const fetchAttackChecks: ConformanceCheck[] = [
       await withTestServer(async (server) => {
         const { port } = server
         // Each allow entry names the spelling itself; the URL parser makes most of them 127.0.0.1.
-        const spellings = [`127.0.0.1:${port}`, `2130706433:${port}`, `0x7f.1:${port}`, `0177.0.0.1:${port}`, `127.1:${port}`, `[::1]:${port}`, `[::ffff:127.0.0.1]:${port}`, `127.0.0.1.:${port}`]
+        const spellings = [
+          `127.0.0.1:${port}`,
+          `2130706433:${port}`,
+          `0x7f.1:${port}`,
+          `0177.0.0.1:${port}`,
+          `127.1:${port}`,
+          `[::1]:${port}`,
+          `[::ffff:127.0.0.1]:${port}`,
+          `127.0.0.1.:${port}`,
+        ]
         for (const host of spellings) {
           const fetch: FetchOptions = { allow: [`http://${host}`] }
           expectRefused(await guestRefusal(sandbox, fetchOf(`http://${host}/echo`), fetch), 'address', host)
         }
         for (const host of [`0.0.0.0:${port}`, `[::]:${port}`, '169.254.169.254', '[fd00:ec2::254]', '[::ffff:169.254.169.254]']) {
           const fetch: FetchOptions = { allow: [`http://${host}`], allowPrivateAddresses: true }
-          expectRefused(await guestRefusal(sandbox, fetchOf(`http://${host}/latest/meta-data/`), fetch), 'address', `${host} with allowPrivateAddresses`)
+          expectRefused(
+            await guestRefusal(sandbox, fetchOf(`http://${host}/latest/meta-data/`), fetch),
+            'address',
+            `${host} with allowPrivateAddresses`,
+          )
         }
         if (server.seen.length !== 0) throw new Error(`the server saw ${server.seen.length} refused requests`)
       })
@@ -91,7 +104,11 @@ export const fetchAttackChecks: ConformanceCheck[] = [
           lookup: () => ['127.0.0.1'],
           maxRedirects: 2,
         }
-        const followed = await runOk(sandbox, `const r = ${fetchOf(to('/echo?after=1', 307), "{ method: 'POST', body: 'b' }")}\nconst j = await r.json()\nreturn [r.status, r.redirected, r.url, j.method, j.body]`, { fetch })
+        const followed = await runOk(
+          sandbox,
+          `const r = ${fetchOf(to('/echo?after=1', 307), "{ method: 'POST', body: 'b' }")}\nconst j = await r.json()\nreturn [r.status, r.redirected, r.url, j.method, j.body]`,
+          { fetch },
+        )
         expectSameValue(followed, [200, true, `${origin}/echo?after=1`, 'POST', 'b'], 'a followed 307')
         const cases: [string, string][] = [
           [to(`http://rebind.test:${port}/echo`), 'refused address'],
@@ -103,7 +120,11 @@ export const fetchAttackChecks: ConformanceCheck[] = [
         ]
         for (const [url, part] of cases) expectRefused(await guestRefusal(sandbox, fetchOf(url), fetch), part, url)
         expectRefused(await guestRefusal(sandbox, fetchOf(to('/echo'), "{ redirect: 'error' }"), fetch), 'redirect', 'redirect: "error"')
-        const manual = await runOk(sandbox, `const r = ${fetchOf(to('/echo', 301), "{ redirect: 'manual' }")}\nreturn [r.status, r.headers.get('location')]`, { fetch })
+        const manual = await runOk(
+          sandbox,
+          `const r = ${fetchOf(to('/echo', 301), "{ redirect: 'manual' }")}\nreturn [r.status, r.headers.get('location')]`,
+          { fetch },
+        )
         expectSameValue(manual, [301, '/echo'], 'redirect: "manual"')
         const reachedEcho = server.seen.filter((request) => request.path.startsWith('/echo')).length
         if (reachedEcho !== 1) throw new Error(`only the followed 307 may reach /echo, saw ${reachedEcho} requests there`)
@@ -160,7 +181,11 @@ return { seen: echoed.headers.authorization, header: r.headers.get('x-echo-autho
         if (!result.ok) throw new Error(`expected ok, got ${JSON.stringify(result.error)}`)
         if (JSON.stringify(result).includes(value)) throw new Error('the secret value appears in the RunResult')
         const got = result.value as Record<string, string>
-        expectSameValue([got.seen, got.header, got.named], ['Bearer API_KEY', 'Bearer API_KEY', 'undefined'], 'the echo as the guest saw it')
+        expectSameValue(
+          [got.seen, got.header, got.named],
+          ['Bearer API_KEY', 'Bearer API_KEY', 'undefined'],
+          'the echo as the guest saw it',
+        )
         for (const key of ['unbound', 'hop']) {
           if (!String(got[key]).includes('API_KEY') || !String(got[key]).includes('not bound')) {
             throw new Error(`the placeholder sent to an unbound host (${key}) should be refused naming the secret, got ${String(got[key])}`)
@@ -168,7 +193,9 @@ return { seen: echoed.headers.authorization, header: r.headers.get('x-echo-autho
         }
         const auth = server.seen.map((request) => request.headers.authorization)
         if (server.seen.length !== 2 || auth[0] !== `Bearer ${value}`) {
-          throw new Error(`the bound host should have received the value once (and the redirect once), saw ${JSON.stringify(server.seen.map((r) => r.path))}`)
+          throw new Error(
+            `the bound host should have received the value once (and the redirect once), saw ${JSON.stringify(server.seen.map((r) => r.path))}`,
+          )
         }
       })
     },

@@ -47,7 +47,11 @@ return out`
         const body = `const r = await fetch(${JSON.stringify(server.origin + '/bytes?n=' + 64 * 1024 * 1024)})\nawait r.arrayBuffer()`
         expectRefused(await guestRefusal(sandbox, body, fetch), 'response too large', 'a 64 MiB response')
         await server.cutOffWithin('/bytes', 5_000)
-        const small = await runOk(sandbox, `(await (await fetch(${JSON.stringify(server.origin + '/bytes?n=1000')})).arrayBuffer()).byteLength`, { fetch })
+        const small = await runOk(
+          sandbox,
+          `(await (await fetch(${JSON.stringify(server.origin + '/bytes?n=1000')})).arrayBuffer()).byteLength`,
+          { fetch },
+        )
         expectSameValue(small, 1000, 'a response under the cap')
       })
     },
@@ -66,13 +70,17 @@ return out`
 
         const deadline = await timedRun(sandbox, `await (await fetch(${slow})).text()`, { fetch: allowServer(server), timeoutMs: 400 })
         expectError(deadline.result, 'TIMEOUT')
-        if (deadline.elapsedMs > 400 + options.timeoutSlackMs) throw new Error(`the run ended ${Math.round(deadline.elapsedMs)} ms after it started (deadline 400 ms)`)
+        if (deadline.elapsedMs > 400 + options.timeoutSlackMs)
+          throw new Error(`the run ended ${Math.round(deadline.elapsedMs)} ms after it started (deadline 400 ms)`)
         await server.cutOffWithin('/slow', 2_000)
         server.cutOff.length = 0
 
         const controller = new AbortController()
         setTimeout(() => controller.abort(), 300)
-        const aborted = await timedRun(sandbox, `await fetch(${slow}).then((r) => r.text())`, { fetch: allowServer(server), signal: controller.signal })
+        const aborted = await timedRun(sandbox, `await fetch(${slow}).then((r) => r.text())`, {
+          fetch: allowServer(server),
+          signal: controller.signal,
+        })
         expectError(aborted.result, 'ABORTED')
         await server.cutOffWithin('/slow', 2_000)
       })

@@ -84,7 +84,8 @@ return [rs.map((r) => r.status), missing.status, missing.ok, await missing.text(
         if (result.stats.toolCalls !== 4) throw new Error(`stats.toolCalls should count the 4 fetches, got ${result.stats.toolCalls}`)
         const fetchStarts = events.filter((event) => event.type === 'tool-start' && event.tool === 'fetch').length
         const fetchEnds = events.filter((event) => event.type === 'tool-end' && event.tool === 'fetch').length
-        if (fetchStarts !== 4 || fetchEnds !== 4) throw new Error(`expected 4 tool-start and 4 tool-end events for fetch, got ${fetchStarts} and ${fetchEnds}`)
+        if (fetchStarts !== 4 || fetchEnds !== 4)
+          throw new Error(`expected 4 tool-start and 4 tool-end events for fetch, got ${fetchStarts} and ${fetchEnds}`)
       })
     },
   },
@@ -123,11 +124,23 @@ return [rs.map((r) => r.status), missing.status, missing.ok, await missing.text(
         { allow: ['https://api.example.com'], allowList: [] },
       ]
       for (const fetch of bad) {
-        await expectHostError(() => sandbox.run('1', { fetch: fetch as FetchOptions }), 'INVALID_OPTIONS', `run() with fetch ${JSON.stringify(fetch)}`)
+        await expectHostError(
+          () => sandbox.run('1', { fetch: fetch as FetchOptions }),
+          'INVALID_OPTIONS',
+          `run() with fetch ${JSON.stringify(fetch)}`,
+        )
       }
-      await expectHostError(() => newSandbox({ fetch: { allow: [] } }), 'INVALID_OPTIONS', 'createSandbox defaults with an empty allow list')
+      await expectHostError(
+        () => newSandbox({ fetch: { allow: [] } }),
+        'INVALID_OPTIONS',
+        'createSandbox defaults with an empty allow list',
+      )
       const fetch: FetchOptions = { allow: ['https://api.example.com'] }
-      await expectHostError(() => sandbox.run('1', { fetch, tools: { fetch: { execute: () => 1 } } }), 'INVALID_OPTIONS', 'a tool named fetch')
+      await expectHostError(
+        () => sandbox.run('1', { fetch, tools: { fetch: { execute: () => 1 } } }),
+        'INVALID_OPTIONS',
+        'a tool named fetch',
+      )
       await expectHostError(() => sandbox.run('1', { fetch, globals: { Headers: 1 } }), 'INVALID_OPTIONS', 'a global named Headers')
     },
   },

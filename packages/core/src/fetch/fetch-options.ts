@@ -111,7 +111,9 @@ export function resolveFetchPolicy(option: unknown, source: string): FetchPolicy
   for (const entry of allow as unknown[]) {
     const origin = typeof entry === 'string' ? originOf(entry) : undefined
     if (origin === undefined) {
-      invalid(`.allow: ${describeOptionValue(entry)} is not an http(s) origin such as "https://api.example.com" (no path, query or credentials)`)
+      invalid(
+        `.allow: ${describeOptionValue(entry)} is not an http(s) origin such as "https://api.example.com" (no path, query or credentials)`,
+      )
     }
     origins.add(origin as string)
   }

@@ -6,13 +6,12 @@
 import { lookup as dnsLookup } from 'node:dns/promises'
 import { isIP } from 'node:net'
 import type { Socket } from 'node:net'
-import type { Agent, buildConnector as BuildConnector } from 'undici'
+import type { Agent } from 'undici'
 import { addressRefusal } from './address-class.js'
 import type { FetchPolicy } from './fetch-options.js'
 import { FetchRefusal } from './fetch-refusal.js'
 
 type Undici = typeof import('undici')
-
 
 let loaded: Promise<Undici> | undefined
 
@@ -79,21 +78,21 @@ interface ConnectOptions {
 type Connected = (error: Error | null, socket: Socket | null) => void
 
 export function createGuardedAgent(undici: Undici, policy: FetchPolicy): Agent {
-  const base = (undici.buildConnector as typeof BuildConnector)({ timeout: policy.requestTimeoutMs })
+  const base = undici.buildConnector({ timeout: policy.requestTimeoutMs })
   const connect = (options: ConnectOptions, callback: Connected): void => {
     const literal = isIP(options.hostname) !== 0
     pickAddress(options.hostname, policy).then(
       (address) => {
         // Connect to the checked address; TLS still verifies the certificate for the host name.
-        base({ ...options, hostname: address } as never, (error, socket) => {
+        base({ ...options, hostname: address }, (error, socket) => {
           if (error !== null) return callback(error, null)
-          const peer = (socket as Socket).remoteAddress
+          const peer = socket.remoteAddress
           const refusal = peer === undefined ? 'the peer address is unknown' : addressRefusal(peer, literal && policy.allowPrivateAddresses)
           if (refusal !== undefined) {
-            ;(socket as Socket).destroy()
+            socket.destroy()
             return callback(new FetchRefusal(`the connection to ${options.hostname} was refused: ${refusal}`), null)
           }
-          callback(null, socket as Socket)
+          callback(null, socket)
         })
       },
       (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),

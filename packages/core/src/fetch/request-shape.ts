@@ -61,7 +61,8 @@ export function readGuestRequest(raw: unknown): GuestRequest {
   const url = field(raw, 'url')
   if (typeof url !== 'string' || url.length > MAX_URL_CHARS) refuse(`the URL must be a string of at most ${MAX_URL_CHARS} characters`)
   const rawMethod = field(raw, 'method') ?? 'GET'
-  if (typeof rawMethod !== 'string' || !TOKEN.test(rawMethod)) refuse(`${JSON.stringify(String(rawMethod).slice(0, 40))} is not a valid HTTP method`)
+  if (typeof rawMethod !== 'string' || !TOKEN.test(rawMethod))
+    refuse(`${typeof rawMethod === 'string' ? JSON.stringify(rawMethod.slice(0, 40)) : typeof rawMethod} is not a valid HTTP method`)
   const upper = rawMethod.toUpperCase()
   if (FORBIDDEN_METHODS.has(upper)) refuse(`the method ${upper} is not allowed`)
   const method = NORMALIZED_METHODS.has(upper) ? upper : rawMethod

@@ -64,13 +64,16 @@ export class RunFetcher {
     for (let hop = 0; ; hop++) {
       if (!verdict.ok) throw new FetchRefusal(hop === 0 ? verdict.reason : `redirect refused: ${verdict.reason}`)
       const url = verdict.url
-      if (++this.requests > policy.maxRequests) throw new FetchRefusal(`too many requests: more than fetch.maxRequests (${policy.maxRequests}) in this run`)
+      if (++this.requests > policy.maxRequests)
+        throw new FetchRefusal(`too many requests: more than fetch.maxRequests (${policy.maxRequests}) in this run`)
       const secrets = applySecrets(headers, url.hostname, policy.secrets)
       if (!secrets.ok) throw new FetchRefusal(secrets.reason)
       if (body !== undefined) {
         this.sentBytes += body.byteLength
         if (this.sentBytes > policy.maxRequestBytes) {
-          throw new FetchRefusal(`request too large: the run's request bodies exceed fetch.maxRequestBytes (${policy.maxRequestBytes} bytes)`)
+          throw new FetchRefusal(
+            `request too large: the run's request bodies exceed fetch.maxRequestBytes (${policy.maxRequestBytes} bytes)`,
+          )
         }
       }
       let response: Awaited<ReturnType<typeof undici.request>>
@@ -122,7 +125,9 @@ export class RunFetcher {
         this.receivedBytes += chunk.byteLength
         if (this.receivedBytes > this.policy.maxResponseBytes) {
           body.destroy()
-          throw new FetchRefusal(`response too large: the run's responses exceed fetch.maxResponseBytes (${this.policy.maxResponseBytes} bytes)`)
+          throw new FetchRefusal(
+            `response too large: the run's responses exceed fetch.maxResponseBytes (${this.policy.maxResponseBytes} bytes)`,
+          )
         }
         chunks.push(chunk)
         length += chunk.byteLength

@@ -9,20 +9,26 @@
  */
 import type { Primordials } from './primordials.js'
 
+type Constructor = abstract new (...args: never[]) => unknown
+
 export interface FetchApi {
   fetch: (input: unknown, init?: unknown) => Promise<unknown>
-  Headers: Function
-  Request: Function
-  Response: Function
+  Headers: Constructor
+  Request: Constructor
+  Response: Constructor
 }
 
 export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<unknown>): FetchApi {
   'use strict'
   const { apply, isArray, list, own, StringCtor, TypeErrorCtor, PromiseCtor, promiseThen, jsonParse, arraySort, arrayValues } = p
   const { stringCharCodeAt, typedArrayTag, arrayBufferByteLength, Uint8ArrayCtor, create } = p
-  const fromCharCode = StringCtor.fromCharCode
   const TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/
+  // eslint-disable-next-line @typescript-eslint/unbound-method
   const regexpTest = RegExp.prototype.test
+
+  const fromCharCode = StringCtor.fromCharCode
+  const charCodeAt = (text: string, i: number): number => apply(stringCharCodeAt, text, [i])
+  const fromCodes = (codes: number[]): string => apply(fromCharCode, undefined, codes)
 
   function resolved<T>(value: T): Promise<T> {
     return new PromiseCtor((resolve) => resolve(value))
@@ -36,9 +42,9 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
   function encodeUtf8(text: string): Uint8Array {
     const out: number[] = list()
     for (let i = 0; i < text.length; i++) {
-      let c = apply(stringCharCodeAt, text, [i]) as number
+      let c = charCodeAt(text, i)
       if (c >= 0xd800 && c <= 0xdbff && i + 1 < text.length) {
-        const d = apply(stringCharCodeAt, text, [i + 1]) as number
+        const d = charCodeAt(text, i + 1)
         if (d >= 0xdc00 && d <= 0xdfff) {
           c = 0x10000 + ((c - 0xd800) << 10) + (d - 0xdc00)
           i++
@@ -75,15 +81,15 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
         chunk[chunk.length] = 0xdc00 + (code & 1023)
       } else chunk[chunk.length] = code
       if (chunk.length >= 4096) {
-        out += apply(fromCharCode, undefined, chunk) as string
+        out += fromCodes(chunk)
         chunk = list()
       }
     }
     let i = bytes.length >= 3 && bytes[0] === 0xef && bytes[1] === 0xbb && bytes[2] === 0xbf ? 3 : 0
     while (i < bytes.length) {
       const b = bytes[i] as number
-      let need = 0
-      let code = 0
+      let need: number
+      let code: number
       let lower = 0x80
       let upper = 0xbf
       if (b < 0x80) {
@@ -123,7 +129,7 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
       push(ok ? code : 0xfffd)
       i = j
     }
-    return out + (apply(fromCharCode, undefined, chunk) as string)
+    return out + fromCodes(chunk)
   }
 
   /** The bytes of a body the guest gave: a string stays a string (the host encodes it). */
@@ -153,9 +159,9 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
     return text.toLowerCase()
   }
   function headerValue(value: unknown): string {
-    const text = (StringCtor(value) as string).trim()
+    const text = StringCtor(value).trim()
     for (let i = 0; i < text.length; i++) {
-      const c = apply(stringCharCodeAt, text, [i]) as number
+      const c = charCodeAt(text, i)
       if (c === 10 || c === 13 || c === 0) throw new TypeErrorCtor('Headers: a header value cannot contain CR, LF or NUL')
     }
     return text
@@ -188,7 +194,8 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
     delete(name: unknown): void {
       const key = headerName(name)
       const kept: [string, string][] = list()
-      for (let i = 0; i < this.#pairs.length; i++) if ((this.#pairs[i] as [string, string])[0] !== key) kept[kept.length] = this.#pairs[i] as [string, string]
+      for (let i = 0; i < this.#pairs.length; i++)
+        if ((this.#pairs[i] as [string, string])[0] !== key) kept[kept.length] = this.#pairs[i] as [string, string]
       this.#pairs = kept
     }
     get(name: unknown): string | null {
@@ -276,7 +283,15 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
       const method = own(options, 'method') ?? (from !== undefined ? from.method : 'GET')
       this.method = StringCtor(method)
       const upper = this.method.toUpperCase()
-      if (upper === 'GET' || upper === 'HEAD' || upper === 'POST' || upper === 'PUT' || upper === 'DELETE' || upper === 'OPTIONS' || upper === 'PATCH') {
+      if (
+        upper === 'GET' ||
+        upper === 'HEAD' ||
+        upper === 'POST' ||
+        upper === 'PUT' ||
+        upper === 'DELETE' ||
+        upper === 'OPTIONS' ||
+        upper === 'PATCH'
+      ) {
         this.method = upper
       }
       const headers = own(options, 'headers')
@@ -395,7 +410,7 @@ export function createFetchApi(p: Primordials, call: (args: unknown) => Promise<
         if (status !== options.status) p.defineProperty(response, 'status', p.dataDescriptor(status, true))
         return response
       },
-    ]) as Promise<unknown>
+    ])
   }
 
   return { fetch, Headers, Request, Response }

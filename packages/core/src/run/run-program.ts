@@ -62,7 +62,10 @@ export async function prepareRun(plan: RunPlan): Promise<{
 function checkFetchNames(registry: ToolRegistry, globals: Record<string, unknown> | undefined): void {
   for (const name of FETCH_GLOBAL_NAMES) {
     if (registry.roots.has(name) || (globals !== undefined && Object.hasOwn(globals, name))) {
-      throw new SandboxError('INVALID_OPTIONS', `"${name}" is the guest's fetch API when the run has the fetch option; rename the tool or global`)
+      throw new SandboxError(
+        'INVALID_OPTIONS',
+        `"${name}" is the guest's fetch API when the run has the fetch option; rename the tool or global`,
+      )
     }
   }
 }
@@ -76,7 +79,14 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
       ? undefined
       : { stream: new EventStream(onEvent, plan.startedPerf), includeValues: plan.options.includeToolValuesInEvents === true }
   const runFetch = prepared.fetchPolicy && createRunFetch(prepared.fetchPolicy, plan.registry)
-  const bridge = new RunBridge(runFetch?.registry ?? plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e), events)
+  const bridge = new RunBridge(
+    runFetch?.registry ?? plan.registry,
+    prepared.validators,
+    limits,
+    runStop.signal,
+    (e) => runStop.stop(e),
+    events,
+  )
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
     const reason = runStop.reason
