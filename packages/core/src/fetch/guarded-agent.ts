@@ -34,9 +34,12 @@ export function loadUndici(): Promise<Undici> {
       // Port 9 (discard) on loopback: were the connector ignored, nothing listens there.
       await undici.request('http://127.0.0.1:9/', { dispatcher: probe }).catch(() => undefined)
     } finally {
-      await probe.destroy().catch(() => undefined)
+      // A stand-in Agent may have no destroy at all (Bun's has none).
+      await Promise.resolve()
+        .then(() => probe.destroy())
+        .catch(() => undefined)
     }
-    if (!called) throw new FetchRefusal('the guarded fetch is unavailable: this runtime’s undici ignores custom connectors')
+    if (!called) throw new FetchRefusal("the guarded fetch is unavailable: this runtime's undici ignores custom connectors")
     return undici
   })
   return loaded
