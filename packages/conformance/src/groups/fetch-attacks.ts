@@ -5,7 +5,10 @@
  * with a TypeError and the server sees nothing it should not.
  */
 import type { FetchOptions } from '@cordon/core'
+import { createServer } from 'node:https'
+import type { AddressInfo } from 'node:net'
 import { withTestServer } from '../harness/http-server.js'
+import { UNTRUSTED_TLS } from '../harness/untrusted-tls.js'
 import { runOk } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
@@ -177,9 +180,11 @@ let hop = 'sent'
 const away = ${JSON.stringify(`${server.origin}/redirect?to=${encodeURIComponent(`${unbound}/echo`)}`)}
 try { await fetch(away, { headers: { 'x-api-key': 'API_KEY' } }) } catch (e) { hop = e instanceof TypeError ? e.message : 'other' }
 return { seen: echoed.headers.authorization, header: r.headers.get('x-echo-authorization'), named: typeof API_KEY, unbound, hop }`
-        const result = await sandbox.run(code, { fetch })
+        const events: unknown[] = []
+        const result = await sandbox.run(code, { fetch, includeToolValuesInEvents: true, onEvent: (event) => void events.push(event) })
         if (!result.ok) throw new Error(`expected ok, got ${JSON.stringify(result.error)}`)
         if (JSON.stringify(result).includes(value)) throw new Error('the secret value appears in the RunResult')
+        if (JSON.stringify(events).includes(value)) throw new Error('the secret value appears in the run events')
         const got = result.value as Record<string, string>
         expectSameValue(
           [got.seen, got.header, got.named],
@@ -198,6 +203,28 @@ return { seen: echoed.headers.authorization, header: r.headers.get('x-echo-autho
           )
         }
       })
+    },
+  },
+  {
+    group: 'fetch',
+    name: 'fetch attack: an https server whose certificate is not trusted is refused (the host verifies TLS even when it connects by address)',
+    async run({ sandbox }) {
+      let reached = 0
+      const server = createServer(UNTRUSTED_TLS, (_request, response) => {
+        reached++
+        response.end('should not be read')
+      })
+      await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
+      try {
+        const origin = `https://127.0.0.1:${(server.address() as AddressInfo).port}`
+        const caught = await guestRefusal(sandbox, fetchOf(`${origin}/`), { allow: [origin], allowPrivateAddresses: true })
+        expectRefused(caught, 'fetch failed', 'an untrusted certificate')
+        if (!/certificate/i.test(caught[1])) throw new Error(`the refusal should name the certificate problem, got ${caught[1]}`)
+        if (reached !== 0) throw new Error('the request reached a server whose certificate was not verified')
+      } finally {
+        server.closeAllConnections()
+        await new Promise<void>((resolve) => server.close(() => resolve()))
+      }
     },
   },
 ]
