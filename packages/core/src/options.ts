@@ -58,9 +58,10 @@ export interface RunOptions extends Partial<Limits> {
   /**
    * Gives the guest a WHATWG-shaped `fetch` (with `Headers`, `Request`, `Response`), performed by
    * the host and limited to the origins in `allow`. Without it the guest has no fetch at all.
-   * Each request counts as a tool call. Not available in sessions.
+   * Each request counts as a tool call. Not available in sessions. `false` turns off a fetch
+   * the sandbox defaults give.
    */
-  fetch?: FetchOptions
+  fetch?: FetchOptions | false
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

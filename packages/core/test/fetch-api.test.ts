@@ -20,7 +20,7 @@ beforeAll(async () => {
 afterAll(() => new Promise<void>((resolve) => server.close(() => resolve())))
 
 describe('the fetch option', () => {
-  it('comes from the sandbox defaults, and a run may replace it', async () => {
+  it('comes from the sandbox defaults, and a run may replace it or turn it off (false)', async () => {
     const sandbox = createSandbox(createVmBackend(), { fetch: { allow: [origin], allowPrivateAddresses: true } })
     try {
       const ok = await sandbox.run(`(await fetch(${JSON.stringify(origin)}, { headers: { 'x-q': 'hi' } })).text()`)
@@ -29,6 +29,8 @@ describe('the fetch option', () => {
         fetch: { allow: ['https://api.example.com'] },
       })
       expect(other).toMatchObject({ ok: true, value: expect.stringMatching(/not allowed/) })
+      const off = await sandbox.run('typeof fetch', { fetch: false })
+      expect(off).toMatchObject({ ok: true, value: 'undefined' })
     } finally {
       await sandbox.dispose()
     }

@@ -93,7 +93,8 @@ const cache = new WeakMap<object, FetchPolicy>()
 
 /** Checks the `fetch` option (cached per object); `undefined` when the run has no fetch. */
 export function resolveFetchPolicy(option: unknown, source: string): FetchPolicy | undefined {
-  if (option === undefined) return undefined
+  // false: no fetch for this run, even when the sandbox defaults have one.
+  if (option === undefined || option === false) return undefined
   const invalid = (message: string): never => {
     throw new SandboxError('INVALID_OPTIONS', `${source}: fetch${message}`)
   }
