@@ -79,5 +79,20 @@ export function checkSmoke(plan, result) {
       JSON.stringify(preemption),
     )
   }
+  const fetched = result.fetch
+  if (fetched !== undefined) {
+    const [literal, localhost] = Array.isArray(fetched) ? fetched : []
+    if (plan.kind === 'bun') {
+      // Bun swaps undici for its own, which skips cordon's connector: every fetch must be refused.
+      check(
+        'fetch: refused on Bun, never sent unchecked',
+        /undici ignores custom connectors/.test(literal) && /undici ignores/.test(localhost),
+        JSON.stringify(fetched),
+      )
+    } else {
+      check('fetch: reaches a loopback server named in allow', literal === 200, JSON.stringify(fetched))
+      check('fetch: localhost (a name resolving inside) refused', /refused address/.test(localhost), JSON.stringify(fetched))
+    }
+  }
   return checks
 }
