@@ -16,12 +16,15 @@ type Undici = typeof import('undici')
 let loaded: Promise<Undici> | undefined
 
 /**
- * undici, loaded on the first fetch, after one check that this runtime's undici calls our
- * connector (Bun, for one, swaps the package for its own, which ignores it). Without that
- * check a request could go out unguarded; with it, every fetch is refused instead.
+ * undici, loaded on the first fetch, after one check that the loaded undici calls our connector.
+ * Bun answers the bare specifier `undici` with a stand-in of its own that ignores connectors, so
+ * the package's entry file is imported by its path, which every runtime loads as the real undici;
+ * should a runtime still substitute it, the check refuses every fetch instead of sending it
+ * unguarded.
  */
 export function loadUndici(): Promise<Undici> {
-  loaded ??= import('undici').then(async (undici) => {
+  loaded ??= import('undici/index.js').then(async (module: Undici & { default?: Undici }) => {
+    const undici = module.default ?? module
     const sentinel = new Error('cordon connector probe')
     let called = false
     const probe = new undici.Agent({
