@@ -13,6 +13,7 @@ import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
 import type { Primordials } from './primordials.js'
 import type { createFetchApi } from './fetch-api.js'
+import type { createUtf8 } from './utf8.js'
 
 export interface GuestRuntimeWithCodec extends GuestRuntime {
   readonly codec: ReturnType<typeof createCodec>
@@ -24,6 +25,7 @@ export function cordonGuestRuntime(
   codecFactory: typeof createCodec,
   inspectFactory: typeof createInspect,
   fetchApiFactory: typeof createFetchApi,
+  utf8Factory: typeof createUtf8,
 ): GuestRuntimeWithCodec {
   'use strict'
   const G = globalThis as Record<string, unknown>
@@ -392,7 +394,7 @@ export function cordonGuestRuntime(
         installTool(tool.name, tool.sync)
       }
       if (parsed.fetch === true) {
-        const api = fetchApiFactory(p, (args) => callAsync('fetch', args))
+        const api = fetchApiFactory(p, utf8Factory(p), (args) => callAsync('fetch', args))
         installedFetch = create(null) as Record<string, unknown>
         const names = ['fetch', 'Headers', 'Request', 'Response']
         for (let i = 0; i < names.length; i++) {
