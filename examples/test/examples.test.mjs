@@ -38,6 +38,14 @@ it('notebook.mjs: a helper defined in one step is used in the next; an error kee
   expect(out).toContain('[5] RUNTIME_ERROR')
 })
 
+it('guarded-fetch.mjs: the host fetches for the guest with the key it never sees, and refuses the metadata address', async () => {
+  const out = await runExample('guarded-fetch.mjs')
+  expect(out).toContain('guest: 200 1 issue(s)')
+  expect(out).toContain("titles: [ 'ship fetch' ]")
+  expect(out).toContain('refused: TypeError: http://169.254.169.254 is not allowed by fetch.allow')
+  expect(out).toContain('API_KEY in the guest: undefined')
+})
+
 it("both examples print the same with QuickJS on the host's thread (thread: 'inline')", async () => {
   const host = await runInline('plugin-host.mjs')
   expect(host).toContain('hello grace (#2, last was ada)')

@@ -6,6 +6,7 @@ export {
   describeDos,
   describeErrors,
   describeEvents,
+  describeFetch,
   describeIsolation,
   describeLifecycle,
   describeLimits,

@@ -8,6 +8,7 @@ import { runConformanceCheck } from '../src/runner.js'
 import { CONFORMANCE_GROUPS, type BackendFactory, type ConformanceCheck, type ConformanceOptions } from '../src/types.js'
 import {
   createEnvExposingBackend,
+  createFetchExposingBackend,
   createHostExposingBackend,
   createLeakyGlobalsBackend,
   createLogHoldingBackend,
@@ -76,6 +77,14 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
     mustFail: [
       'logs and tool calls arrive in the order they happened, and the result event is last and is the RunResult',
       'failed tool calls end in tool-error with the reason and the error the guest sees',
+    ],
+  },
+  {
+    name: "a backend that hands the guest the host's own fetch",
+    factory: createFetchExposingBackend,
+    mustFail: [
+      'without the fetch option the guest has no fetch, Headers, Request or Response',
+      'fetch attack: loopback in every spelling is refused without allowPrivateAddresses; unspecified and metadata addresses even with it',
     ],
   },
   {

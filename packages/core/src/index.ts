@@ -9,6 +9,8 @@ export type { LogEntry, LogLevel, RunError, RunResult, RunStats } from './result
 export { DEFAULT_LIMITS, LIMIT_ENV_VARS, LIMIT_NAMES, resolveLimits } from './limits.js'
 export type { Limits, ResolvedLimits } from './limits.js'
 export type { JsonSchema, RunOptions, SandboxDefaults, ToolContext, ToolDefinition, ToolSet } from './options.js'
+export { FETCH_DEFAULTS } from './fetch/fetch-options.js'
+export type { FetchOptions, FetchSecret } from './fetch/fetch-options.js'
 export type {
   RunEvent,
   RunEventListener,

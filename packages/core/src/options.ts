@@ -1,3 +1,4 @@
+import type { FetchOptions } from './fetch/fetch-options.js'
 import type { Limits } from './limits.js'
 import type { RunEventListener } from './run/events.js'
 
@@ -60,6 +61,13 @@ export interface RunOptions extends Partial<Limits> {
    * one per tenant. Default: one partition per sandbox, so two sandboxes never share a process.
    */
   partition?: string
+  /**
+   * Gives the guest a WHATWG-shaped `fetch` (with `Headers`, `Request`, `Response`), performed by
+   * the host and limited to the origins in `allow`. Without it the guest has no fetch at all.
+   * Each request counts as a tool call. Not available in sessions. `false` turns off a fetch
+   * the sandbox defaults give.
+   */
+  fetch?: FetchOptions | false
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

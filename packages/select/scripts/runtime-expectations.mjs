@@ -79,5 +79,12 @@ export function checkSmoke(plan, result) {
       JSON.stringify(preemption),
     )
   }
+  const fetched = result.fetch
+  if (fetched !== undefined) {
+    // cordon loads undici's own entry file, so Bun runs the real undici (not its stand-in) too.
+    const [literal, localhost] = Array.isArray(fetched) ? fetched : []
+    check('fetch: reaches a loopback server named in allow', literal === 200, JSON.stringify(fetched))
+    check('fetch: localhost (a name resolving inside) refused', /refused address/.test(localhost), JSON.stringify(fetched))
+  }
   return checks
 }

@@ -1,6 +1,7 @@
 // Runs inside one runtime (Node, Bun or Deno) and prints one JSON object on stdout:
 // what diagnose() found, and what createSandbox() did with a program that calls a tool.
 // runtime-matrix.mjs starts it under each runtime and checks the answers.
+import { createServer } from 'node:http'
 import { createSandbox, diagnose } from '../dist/index.js'
 
 const PROGRAM = 'const issues = await github.listIssues({ repo })\nissues.map((i) => i.id).join(",")'
@@ -67,6 +68,29 @@ async function preemptionOn(backend) {
   }
 }
 
+/**
+ * The guarded fetch on this runtime: a fetch of a loopback server the options name literally, and
+ * one of `localhost` (a name that resolves inside, always refused). Each entry: the status, or the
+ * TypeError's message.
+ */
+async function fetchOn(backend) {
+  const server = createServer((_request, response) => response.end('ok'))
+  await new Promise((resolve) => server.listen(0, '127.0.0.1', resolve))
+  const { port } = server.address()
+  const sandbox = await createSandbox({ backend })
+  try {
+    const urls = [`http://127.0.0.1:${port}/`, `http://localhost:${port}/`]
+    const r = await sandbox.run(
+      `const out = []\nfor (const url of ${JSON.stringify(urls)}) out.push(await fetch(url).then((res) => res.status, (e) => e.message))\nreturn out`,
+      { fetch: { allow: urls.map((url) => url.slice(0, -1)), allowPrivateAddresses: true }, timeoutMs: 10_000 },
+    )
+    return r.ok ? r.value : r.error
+  } finally {
+    await sandbox.dispose()
+    server.close()
+  }
+}
+
 const started = performance.now()
 const diagnosis = await diagnose()
 const diagnoseMs = Math.round(performance.now() - started)
@@ -75,7 +99,8 @@ const forced = {}
 for (const c of diagnosis.candidates) if (c.available) forced[c.name] = await runOn({ backend: c.name })
 const quickjs = diagnosis.candidates.find((c) => c.name === 'quickjs')
 const preemption = quickjs?.available ? await preemptionOn('quickjs') : undefined
+const fetchResult = quickjs?.available ? await fetchOn('quickjs') : undefined
 // Keep stdout to the one JSON line: backends may log nothing, but be safe.
-process.stdout.write(`\n@@SMOKE@@${JSON.stringify({ diagnosis, diagnoseMs, chosen, forced, preemption })}\n`)
+process.stdout.write(`\n@@SMOKE@@${JSON.stringify({ diagnosis, diagnoseMs, chosen, forced, preemption, fetch: fetchResult })}\n`)
 // Warm pools and timers must not keep a finished smoke alive.
 process.exit(0)

@@ -49,3 +49,6 @@ export const createLogHoldingBackend = (): SandboxBackend => {
     },
   }
 }
+
+/** Hands the guest the host's own fetch: no allow list, no address checks, the host's network. */
+export const createFetchExposingBackend = (): SandboxBackend => createVmBackend({ name: 'broken-exposes-fetch', exposeFetch: true })

@@ -32,6 +32,8 @@ export interface VmBackendOptions {
   shareSessionContext?: boolean
   /** Broken: copies the host's environment variables into a guest global. */
   exposeEnv?: boolean
+  /** Broken: hands the guest the host's own, unguarded fetch. */
+  exposeFetch?: boolean
 }
 
 /** A session's engine: one context, one guest runtime (made on the first run), reached through a switch. */
@@ -122,6 +124,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         runtime.install(request.setup)
         main = vm.runInContext(request.script, context, { filename: request.filename }) as () => unknown
         if (options.exposeHost) exposeHost(context, request, () => setTimeout(() => guard(() => {}), 0))
+        if (options.exposeFetch) (context as { fetch?: unknown }).fetch = globalThis.fetch
         if (options.exposeEnv) vm.runInContext(`globalThis.hostEnv = ${JSON.stringify({ ...process.env })}`, context)
       } catch (error) {
         return end(failure(error))

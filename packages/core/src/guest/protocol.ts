@@ -46,4 +46,6 @@ export interface GuestSetup {
   limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
   /** Wire form of the globals object (or null). */
   globals: unknown
+  /** The run has the `fetch` option: define `fetch`, `Headers`, `Request`, `Response`. */
+  fetch?: boolean
 }

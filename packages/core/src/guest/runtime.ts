@@ -12,6 +12,8 @@ import type { GuestRuntime, RelayFunctions } from './protocol.js'
 import { createCodec } from './codec.js'
 import { createInspect } from './inspect.js'
 import type { Primordials } from './primordials.js'
+import type { createFetchApi } from './fetch-api.js'
+import type { createUtf8 } from './utf8.js'
 
 export interface GuestRuntimeWithCodec extends GuestRuntime {
   readonly codec: ReturnType<typeof createCodec>
@@ -22,6 +24,8 @@ export function cordonGuestRuntime(
   p: Primordials,
   codecFactory: typeof createCodec,
   inspectFactory: typeof createInspect,
+  fetchApiFactory: typeof createFetchApi,
+  utf8Factory: typeof createUtf8,
 ): GuestRuntimeWithCodec {
   'use strict'
   const G = globalThis as Record<string, unknown>
@@ -66,6 +70,8 @@ export function cordonGuestRuntime(
   const timers: Record<number, { fn: Function; args: unknown[]; repeat: number }> = create(null)
   /** Tool functions this runtime defined, so the next run of a session can take them back. */
   let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = list()
+  /** The fetch API globals this run defined (`fetch` run option), taken back by the next run. */
+  let installedFetch: Record<string, unknown> | undefined
 
   /** `{"k":"v",…}` of the fields whose value is a string; the rest are left out. */
   function stringRecord(fields: string[]): string {
@@ -283,6 +289,18 @@ export function cordonGuestRuntime(
     logsDropped = 0
     for (const id in pending) delete pending[id]
     for (const id in timers) delete timers[id]
+    if (installedFetch !== undefined) {
+      const names = keys(installedFetch)
+      for (let i = 0; i < names.length; i++) {
+        const name = names[i] as string
+        try {
+          if (own(G, name) === own(installedFetch, name)) delete G[name]
+        } catch {
+          // The guest made it non-configurable; the host refuses fetch calls of a run without fetch.
+        }
+      }
+      installedFetch = undefined
+    }
     const previous = installedTools
     installedTools = list()
     for (let i = 0; i < previous.length; i++) {
@@ -329,6 +347,7 @@ export function cordonGuestRuntime(
         tools: { name: string; sync: boolean }[]
         limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
         globals: unknown
+        fetch?: boolean
       }
       resetForNextRun()
       maxOutputBytes = parsed.limits.maxOutputBytes
@@ -373,6 +392,16 @@ export function cordonGuestRuntime(
       for (let i = 0; i < tools.length; i++) {
         const tool = tools[i] as { name: string; sync: boolean }
         installTool(tool.name, tool.sync)
+      }
+      if (parsed.fetch === true) {
+        const api = fetchApiFactory(p, utf8Factory(p), (args) => callAsync('fetch', args))
+        installedFetch = create(null) as Record<string, unknown>
+        const names = ['fetch', 'Headers', 'Request', 'Response']
+        for (let i = 0; i < names.length; i++) {
+          const name = names[i] as string
+          installedFetch[name] = own(api, name)
+          defineOwn(G, name, dataDescriptor(own(api, name), false))
+        }
       }
       if (parsed.globals !== null && parsed.globals !== undefined) {
         const globals = codec.decodeTree(parsed.globals) as Record<string, unknown>

@@ -2,8 +2,18 @@ import { SandboxError } from '../errors.js'
 import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../limits.js'
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
+import { resolveFetchPolicy } from '../fetch/fetch-options.js'
 
-const KNOWN_KEYS = new Set<string>(['tools', 'globals', 'signal', 'onEvent', 'includeToolValuesInEvents', 'partition', ...LIMIT_NAMES])
+const KNOWN_KEYS = new Set<string>([
+  'tools',
+  'globals',
+  'signal',
+  'onEvent',
+  'includeToolValuesInEvents',
+  'partition',
+  'fetch',
+  ...LIMIT_NAMES,
+])
 const SUGGESTIONS: Record<string, string> = {
   timeout: 'timeoutMs',
   memory: 'memoryMb',
@@ -57,6 +67,7 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   if (globals !== undefined && (typeof globals !== 'object' || globals === null || Array.isArray(globals))) {
     invalid(`${source}: globals must be an object of name → value`)
   }
+  resolveFetchPolicy(record.fetch, source)
   return limits
 }
 
@@ -86,5 +97,6 @@ export function mergeRunOptions(defaults: RunOptions, options: RunOptions): RunO
     globals: options.globals ?? defaults.globals,
     onEvent: options.onEvent ?? defaults.onEvent,
     includeToolValuesInEvents: options.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+    fetch: options.fetch ?? defaults.fetch,
   }
 }

@@ -12,6 +12,8 @@ import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
+import { resolveFetchPolicy, type FetchPolicy } from '../fetch/fetch-options.js'
+import { FETCH_DESCRIPTOR, FETCH_GLOBAL_NAMES, createRunFetch } from '../fetch/fetch-tool.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -34,10 +36,14 @@ export interface RunPlan {
 }
 
 /** Host-misuse checks that must throw before anything runs. */
-export async function prepareRun(
-  plan: RunPlan,
-): Promise<{ globalsWire: string; validators: Awaited<ReturnType<typeof compileValidators>> }> {
+export async function prepareRun(plan: RunPlan): Promise<{
+  globalsWire: string
+  validators: Awaited<ReturnType<typeof compileValidators>>
+  fetchPolicy: FetchPolicy | undefined
+}> {
   const globals = plan.options.globals
+  const fetchPolicy = resolveFetchPolicy(plan.options.fetch, 'run options')
+  if (fetchPolicy !== undefined) checkFetchNames(plan.registry, globals)
   let globalsWire = 'null'
   if (globals !== undefined) {
     checkGlobalNames(globals, plan.registry.roots)
@@ -51,7 +57,19 @@ export async function prepareRun(
       throw new SandboxError('INVALID_OPTIONS', `globals: ${message}`)
     }
   }
-  return { globalsWire, validators: await compileValidators(plan.registry.byName) }
+  return { globalsWire, validators: await compileValidators(plan.registry.byName), fetchPolicy }
+}
+
+/** With `fetch`, the guest's fetch API names are taken: no tool namespace or global may use them. */
+function checkFetchNames(registry: ToolRegistry, globals: Record<string, unknown> | undefined): void {
+  for (const name of FETCH_GLOBAL_NAMES) {
+    if (registry.roots.has(name) || (globals !== undefined && Object.hasOwn(globals, name))) {
+      throw new SandboxError(
+        'INVALID_OPTIONS',
+        `"${name}" is the guest's fetch API when the run has the fetch option; rename the tool or global`,
+      )
+    }
+  }
 }
 
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
@@ -62,12 +80,21 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     onEvent === undefined
       ? undefined
       : { stream: new EventStream(onEvent, plan.startedPerf), includeValues: plan.options.includeToolValuesInEvents === true }
-  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e), events)
+  const runFetch = prepared.fetchPolicy && createRunFetch(prepared.fetchPolicy, plan.registry)
+  const bridge = new RunBridge(
+    runFetch?.registry ?? plan.registry,
+    prepared.validators,
+    limits,
+    runStop.signal,
+    (e) => runStop.stop(e),
+    events,
+  )
   let executed = false
   const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
     const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
+    runFetch?.close()
     bridge.logs.closed = true
     const result = toResult(plan, outcome, reason, bridge, program)
     if (events !== undefined) {
@@ -99,7 +126,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}}`
+  })},"globals":${prepared.globalsWire}${runFetch ? ',"fetch":true' : ''}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))
@@ -111,7 +138,8 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         script: program.script,
         filename: GUEST_FILENAME,
         setup,
-        tools: plan.registry.descriptors,
+        // The backend hears of the reserved fetch tool too (a backend may refuse calls of unknown tools).
+        tools: runFetch ? [...plan.registry.descriptors, FETCH_DESCRIPTOR] : plan.registry.descriptors,
         limits,
         deadline: runStop.deadline,
         signal: runStop.signal,

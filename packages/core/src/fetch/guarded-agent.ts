@@ -1,0 +1,109 @@
+/**
+ * The undici Agent behind the guarded fetch. Its connector resolves the host itself, refuses
+ * unless every address is allowed, connects to the checked address (so a second DNS answer can
+ * never be used: no rebinding), and checks the socket's actual peer once connected.
+ */
+import { lookup as dnsLookup } from 'node:dns/promises'
+import { isIP } from 'node:net'
+import type { Socket } from 'node:net'
+import type { Agent } from 'undici'
+import { addressRefusal } from './address-class.js'
+import type { FetchPolicy } from './fetch-options.js'
+import { FetchRefusal } from './fetch-refusal.js'
+
+type Undici = typeof import('undici')
+
+let loaded: Promise<Undici> | undefined
+
+/**
+ * undici, loaded on the first fetch, after one check that the loaded undici calls our connector.
+ * Bun answers the bare specifier `undici` with a stand-in of its own that ignores connectors, so
+ * the package's entry file is imported by its path, which every runtime loads as the real undici;
+ * should a runtime still substitute it, the check refuses every fetch instead of sending it
+ * unguarded.
+ */
+export function loadUndici(): Promise<Undici> {
+  loaded ??= import('undici/index.js').then(async (module: Undici & { default?: Undici }) => {
+    const undici = module.default ?? module
+    const sentinel = new Error('cordon connector probe')
+    let called = false
+    const probe = new undici.Agent({
+      connect: (_options: unknown, callback: (error: Error, socket: null) => void) => {
+        called = true
+        callback(sentinel, null)
+      },
+    })
+    try {
+      // Port 9 (discard) on loopback: were the connector ignored, nothing listens there.
+      await undici.request('http://127.0.0.1:9/', { dispatcher: probe }).catch(() => undefined)
+    } finally {
+      // A stand-in Agent may have no destroy at all (Bun's has none).
+      await Promise.resolve()
+        .then(() => probe.destroy())
+        .catch(() => undefined)
+    }
+    if (!called) throw new FetchRefusal("the guarded fetch is unavailable: this runtime's undici ignores custom connectors")
+    return undici
+  })
+  return loaded
+}
+
+async function resolveAddresses(hostname: string, policy: FetchPolicy): Promise<string[]> {
+  if (isIP(hostname) !== 0) return [hostname]
+  if (policy.lookup !== undefined) {
+    const answer = await policy.lookup(hostname)
+    if (!Array.isArray(answer) || answer.length === 0) throw new FetchRefusal(`${hostname} did not resolve`)
+    return answer.map(String)
+  }
+  const answer = await dnsLookup(hostname, { all: true, verbatim: true })
+  if (answer.length === 0) throw new FetchRefusal(`${hostname} did not resolve`)
+  return answer.map((entry) => entry.address)
+}
+
+/** Why connecting to `hostname` (already allowed by origin) is refused, and the address to use. */
+export async function pickAddress(hostname: string, policy: FetchPolicy): Promise<string> {
+  const literal = isIP(hostname) !== 0
+  const addresses = await resolveAddresses(hostname, policy)
+  // Every answer must pass, not just the first: a mixed answer is a rebinding attempt.
+  for (const address of addresses) {
+    const refusal = addressRefusal(address, literal && policy.allowPrivateAddresses)
+    if (refusal !== undefined) throw new FetchRefusal(`${hostname} resolves to a refused address: ${refusal}`)
+  }
+  return addresses[0] as string
+}
+
+interface ConnectOptions {
+  hostname: string
+  host?: string
+  protocol: string
+  port: string
+  servername?: string
+  localAddress?: string | null
+  httpSocket?: Socket
+}
+type Connected = (error: Error | null, socket: Socket | null) => void
+
+export function createGuardedAgent(undici: Undici, policy: FetchPolicy): Agent {
+  const base = undici.buildConnector({ timeout: policy.requestTimeoutMs })
+  const connect = (options: ConnectOptions, callback: Connected): void => {
+    const literal = isIP(options.hostname) !== 0
+    pickAddress(options.hostname, policy).then(
+      (address) => {
+        // Connect to the checked address; TLS still verifies the certificate for the host name.
+        base({ ...options, hostname: address }, (error, socket) => {
+          if (error !== null) return callback(error, null)
+          const peer = socket.remoteAddress
+          const refusal = peer === undefined ? 'the peer address is unknown' : addressRefusal(peer, literal && policy.allowPrivateAddresses)
+          if (refusal !== undefined) {
+            socket.destroy()
+            return callback(new FetchRefusal(`the connection to ${options.hostname} was refused: ${refusal}`), null)
+          }
+          callback(null, socket)
+        })
+      },
+      (error: unknown) => callback(error instanceof Error ? error : new Error(String(error)), null),
+    )
+  }
+  // undici.request follows no redirects itself: the guarded fetch follows them hop by hop.
+  return new undici.Agent({ connect: connect as never })
+}
