@@ -344,7 +344,11 @@ class PoolSession implements BackendSession {
   }
 }
 
-/** Work a far side holds: its one-off runs in flight and its open sessions (each may be running). */
+/**
+ * Runs a far side holds: the one-off runs given to it (counted from the moment they are given),
+ * or, if more, the runs its client has in flight (session runs too). An open session between runs
+ * is no load: it counts in `memoryMb` only.
+ */
 function load(side: FarSide): number {
-  return side.runs + side.client.sessionCount
+  return Math.max(side.runs, side.client.runCount)
 }
