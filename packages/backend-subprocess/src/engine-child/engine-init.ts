@@ -7,6 +7,11 @@ export interface EngineInit {
   moduleUrl: string
   /** file: URL of `@cordon/core/backend` as the engine package resolves it. */
   coreUrl: string
+  /**
+   * isolated-vm's entry files to try in order (absolute paths, resolved by the host): a child
+   * under the permission model may not search node_modules for them.
+   */
+  addons: string[]
   /** How many runs the child serves at once (QuickJS: its worker threads). */
   runs: number
 }

@@ -7,6 +7,7 @@
  * The host is trusted here; it checks everything this side sends. The child leaves when its stdin
  * closes or its parent changes (the host died).
  */
+import { createRequire } from 'node:module'
 import type { SandboxBackend, serveBackend } from '@cordon/core/backend'
 import { FrameReader, encodeFrame } from '../framing.js'
 import { BATCH_FRAME, FATAL_FRAME, type EngineInit } from './engine-init.js'
@@ -39,7 +40,9 @@ async function start(init: EngineInit): Promise<void> {
     serve = ((await import(init.coreUrl)) as { serveBackend: typeof serveBackend }).serveBackend
     const module = (await import(init.moduleUrl)) as Record<string, (options: object) => SandboxBackend>
     backend =
-      init.engine === 'isolated-vm' ? module.createIvmBackend!({}) : module.createQuickJSBackend!({ thread: 'worker', workers: init.runs })
+      init.engine === 'isolated-vm'
+        ? module.createIvmBackend!({ isolatedVm: () => loadAddon(init.addons) })
+        : module.createQuickJSBackend!({ thread: 'worker', workers: init.runs })
   } catch (error) {
     const denied = (error as { resource?: unknown } | null)?.resource
     const what = error instanceof Error ? error.message : String(error)
@@ -48,6 +51,20 @@ async function start(init: EngineInit): Promise<void> {
   }
   served = serve(backend, { send: (batch) => send([BATCH_FRAME, batch]) })
   for (const batch of early.splice(0)) served.receive(batch)
+}
+
+/** The first of isolated-vm's builds that loads in this Node (each is built for one ABI). */
+function loadAddon(paths: readonly string[]): unknown {
+  const require = createRequire(import.meta.url)
+  const causes: string[] = []
+  for (const path of paths) {
+    try {
+      return require(path)
+    } catch (error) {
+      causes.push(error instanceof Error ? error.message.split('\n')[0]! : String(error))
+    }
+  }
+  throw new Error(paths.length === 0 ? 'isolated-vm is not installed' : causes.join('; '))
 }
 
 function handle(frame: unknown[]): void {

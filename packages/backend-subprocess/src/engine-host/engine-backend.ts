@@ -74,7 +74,7 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
             {
               plan: result.plan,
               launch: childLaunch,
-              init: { engine, moduleUrl: modules.moduleUrl, coreUrl: modules.coreUrl, runs: settings.runsPerChild },
+              init: { engine, moduleUrl: modules.moduleUrl, coreUrl: modules.coreUrl, addons: modules.addons, runs: settings.runsPerChild },
               maxFrameBytes: MAX_FRAME_BYTES,
               onFatal: (reason) => (unavailable ??= reason),
             },

@@ -14,7 +14,8 @@ export const ENGINE_PACKAGES: Readonly<Record<EngineName, string>> = {
   quickjs: '@cordon/backend-quickjs',
 }
 
-export type EngineModules = { ok: true; moduleUrl: string; coreUrl: string; readable: string[] } | { ok: false; reason: string }
+export type EngineModules =
+  { ok: true; moduleUrl: string; coreUrl: string; readable: string[]; addons: string[] } | { ok: false; reason: string }
 
 interface PackageJson {
   name?: string
@@ -43,7 +44,25 @@ export function findEngineModules(engine: EngineName): EngineModules {
   }
   const readable = new Set<string>()
   collect(root, readable)
-  return { ok: true, moduleUrl: pathToFileURL(entry).href, coreUrl: pathToFileURL(core).href, readable: [...readable] }
+  const addons = engine === 'isolated-vm' ? addonEntries(root) : []
+  return { ok: true, moduleUrl: pathToFileURL(entry).href, coreUrl: pathToFileURL(core).href, readable: [...readable], addons }
+}
+
+/**
+ * The entry files of the isolated-vm builds the ivm package lists as optional dependencies, in
+ * its order (one is built for the children's Node), as real paths.
+ */
+function addonEntries(root: string): string[] {
+  const from = createRequire(path.join(root, 'package.json'))
+  const entries: string[] = []
+  for (const name of Object.keys(readManifest(root)?.optionalDependencies ?? {})) {
+    try {
+      entries.push(fs.realpathSync(from.resolve(name)))
+    } catch {
+      // Not installed here (another Node's build, or skipped by the package manager).
+    }
+  }
+  return entries
 }
 
 /** Adds `dir` and, recursively, the packages it depends on at run time. */
