@@ -9,15 +9,23 @@ import { executeRun, prepareRun } from './run/run-program.js'
 import { registerTools } from './run/tool-registry.js'
 import { openSession } from './session.js'
 import type { Session, SessionOptions } from './session-types.js'
+import { resolveDurableOptions } from './durable/durable-options.js'
+import { firstRunPlan } from './durable/durable-plan.js'
+import { checkResumeOptions, prepareResume } from './durable/prepare-resume.js'
+import type { ResumeOptions } from './durable/resume-options.js'
+import { compileValidators } from './run/schema-validator.js'
+import { DEFAULT_LIMITS } from './limits.js'
 
 /**
  * Wraps a backend in the user API. Limits resolve as: built-in defaults < CORDON_*
  * environment variables (read once, here) < `defaults` < each run's options.
  * The sandbox owns the backend: `dispose()` disposes it.
  */
-export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults = {}): Sandbox {
+export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxDefaults = {}): Sandbox {
   checkBackend(backend)
   const envLimits = environmentLimits()
+  const { durable: durableOption, ...defaults } = sandboxDefaults
+  const durable = resolveDurableOptions(durableOption)
   const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
   registerTools(defaults.tools)
   const active = new Set<AbortController>()
@@ -46,8 +54,51 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
       memoryExplicit: runLimits.memoryMb !== undefined || defaultLimits.memoryMb !== undefined || envLimits.memoryMb !== undefined,
       startedAt,
       startedPerf,
+      durable: durable && firstRunPlan(durable, limits, code, startedAt),
     }
     const prepared = await prepareRun(plan)
+    active.add(disposal)
+    try {
+      return (await executeRun(plan, prepared)) as RunResult<T>
+    } finally {
+      active.delete(disposal)
+    }
+  }
+
+  async function resume<T>(continuation: string, options: ResumeOptions): Promise<RunResult<T>> {
+    const startedAt = Date.now()
+    const startedPerf = performance.now()
+    if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    if (durable === undefined) {
+      throw new SandboxError('INVALID_OPTIONS', 'resume needs durable keys: createSandbox(backend, { durable: { keys: [secret] } })')
+    }
+    const checked = checkResumeOptions(options)
+    checkOptions(
+      { signal: checked.signal, onEvent: checked.onEvent, includeToolValuesInEvents: checked.includeToolValuesInEvents },
+      'resume options',
+      true,
+    )
+    const registry = registerTools(checked.tools ?? defaults.tools)
+    const resumed = await prepareResume(continuation, checked, registry, durable)
+    const disposal = new AbortController()
+    const signal = checked.signal ? AbortSignal.any([disposal.signal, checked.signal]) : disposal.signal
+    const plan = {
+      backend,
+      code: resumed.state.code,
+      options: {
+        tools: checked.tools ?? defaults.tools,
+        signal,
+        onEvent: checked.onEvent ?? defaults.onEvent,
+        includeToolValuesInEvents: checked.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+      },
+      limits: resumed.limits,
+      registry,
+      memoryExplicit: resumed.limits.memoryMb !== DEFAULT_LIMITS.memoryMb,
+      startedAt,
+      startedPerf,
+      durable: resumed.durable,
+    }
+    const prepared = { globalsWire: resumed.state.globals, validators: await compileValidators(registry.byName) }
     active.add(disposal)
     try {
       return (await executeRun(plan, prepared)) as RunResult<T>
@@ -85,6 +136,7 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
   return {
     backend,
     run,
+    resume,
     createSession,
     sessions: () => [...sessions.values()].map((session) => session.info()),
     get sessionCount() {

@@ -46,4 +46,6 @@ export interface GuestSetup {
   limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
   /** Wire form of the globals object (or null). */
   globals: unknown
+  /** Durable runs only: the guest's `Date` starts at `now` and moves with timers; `Math.random` is seeded. */
+  clock?: { now: number; seed: number[] }
 }

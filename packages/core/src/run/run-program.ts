@@ -6,12 +6,14 @@ import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
-import { RunBridge } from './run-bridge.js'
+import { RunBridge, type PauseSupport } from './run-bridge.js'
 import { EventStream } from './event-stream.js'
 import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
+import type { DurablePlan } from '../durable/durable-plan.js'
+import { pausedResult } from '../durable/paused-result.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -29,7 +31,13 @@ export interface RunPlan {
     /** Called once the run is over: whether the backend ran it, and whether the host had to stop it. */
     ended(info: { executed: boolean; stopped: boolean }): void
   }
+  /** Runs of a sandbox with `durable` keys: recorded (and, resumed, replayed) so they can pause. */
+  durable?: DurablePlan
 }
+
+const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
+const SESSION_CANNOT_PAUSE =
+  'a session run cannot pause: its guest state lives in memory between runs and cannot be resumed elsewhere; use sandbox.run'
 
 /** Host-misuse checks that must throw before anything runs. */
 export async function prepareRun(
@@ -60,14 +68,48 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     onEvent === undefined
       ? undefined
       : { stream: new EventStream(onEvent, plan.startedPerf), includeValues: plan.options.includeToolValuesInEvents === true }
-  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, (e) => runStop.stop(e), events)
+  const pauses: PauseSupport = plan.session
+    ? { refused: SESSION_CANNOT_PAUSE }
+    : plan.durable
+      ? { ledger: plan.durable.ledger }
+      : { refused: NOT_DURABLE }
+  // Tools see the run's stop, except a pause: calls already running finish and are recorded.
+  const toolStop = new AbortController()
+  runStop.signal.addEventListener('abort', () => {
+    if (runStop.reason?.code !== 'INTERRUPTED') toolStop.abort(runStop.signal.reason)
+  })
+  const bridge = new RunBridge(
+    plan.registry,
+    prepared.validators,
+    limits,
+    runStop.signal,
+    (e) => runStop.stop(e),
+    pauses,
+    toolStop.signal,
+    events,
+  )
   let executed = false
-  const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
+  const finish = async (outcome: ExecuteOutcome, program?: NormalizedProgram): Promise<RunResult> => {
     const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
-    bridge.logs.closed = true
-    const result = toResult(plan, outcome, reason, bridge, program)
+    let result: RunResult
+    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && bridge.paused !== undefined) {
+      await bridge.toolsSettled(runStop.deadline)
+      bridge.logs.closed = true
+      result = await pausedResult(plan, plan.durable, bridge, prepared.globalsWire, toResult(plan, outcome, reason, bridge, program))
+    } else {
+      const replayEnd = outcome.ok && reason === undefined ? plan.durable?.ledger.unfinishedReplay() : undefined
+      bridge.logs.closed = true
+      result = toResult(
+        plan,
+        replayEnd ? { ok: false, error: { code: replayEnd.code, message: replayEnd.message } } : outcome,
+        reason,
+        bridge,
+        program,
+      )
+    }
+    toolStop.abort(new SandboxError('ABORTED', 'the run has ended'))
     if (events !== undefined) {
       // Every call that had its tool-start gets its end before the result event, the last one.
       bridge.endPendingCalls(reason?.message ?? 'the run finished before the call answered')
@@ -93,11 +135,12 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message, line, column } })
   }
   const program = normalized.program
+  const clock = plan.durable === undefined ? '' : `,"clock":${JSON.stringify(plan.durable.clock)}`
   const setup = `{"tools":${JSON.stringify(plan.registry.descriptors)},"limits":${JSON.stringify({
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}}`
+  })},"globals":${prepared.globalsWire}${clock}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))
@@ -145,7 +188,7 @@ function crashError(error: unknown): RunError {
   return { code: 'BACKEND_CRASHED', message: `the backend failed: ${error instanceof Error ? error.message : String(error)}` }
 }
 
-function toResult(
+export function toResult(
   plan: RunPlan,
   outcome: ExecuteOutcome,
   reason: SandboxError | undefined,

@@ -1,0 +1,47 @@
+import type { RunInterrupted, RunResult } from '../result.js'
+import type { RunBridge } from '../run/run-bridge.js'
+import type { RunPlan } from '../run/run-program.js'
+import { sealContinuation } from './continuation-seal.js'
+import type { DurablePlan } from './durable-plan.js'
+import { codeHash } from './code-hash.js'
+import { toolsFingerprint } from './tools-fingerprint.js'
+
+/** The INTERRUPTED result of a paused run, with its signed continuation. */
+export async function pausedResult(
+  plan: RunPlan,
+  durable: DurablePlan,
+  bridge: RunBridge,
+  globalsWire: string,
+  stopped: RunResult,
+): Promise<RunResult> {
+  const paused = bridge.paused!
+  const pausedAt = durable.ledger.pausedAt!
+  const usedMs = durable.usedMs + Math.ceil(performance.now() - plan.startedPerf)
+  const continuation = await sealContinuation(
+    {
+      v: 1,
+      code: durable.code,
+      codeHash: codeHash(durable.code),
+      globals: globalsWire,
+      limits: durable.limits,
+      usedMs,
+      tools: toolsFingerprint(plan.registry),
+      ledger: durable.ledger.entries,
+      pausedAt,
+      approval: paused.reason === 'approval',
+      clock: durable.clock,
+      issuedAt: Date.now(),
+    },
+    durable.options,
+  )
+  const result: RunInterrupted = {
+    ok: false,
+    interrupted: true,
+    error: { code: 'INTERRUPTED', message: stopped.ok ? 'the run paused' : stopped.error.message },
+    interrupt: { reason: paused.reason, tool: paused.tool, args: paused.args, payload: paused.payload },
+    continuation,
+    logs: stopped.logs,
+    stats: stopped.stats,
+  }
+  return result
+}
