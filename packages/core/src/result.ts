@@ -76,7 +76,8 @@ export interface RunInterrupt {
 export interface RunInterrupted {
   ok: false
   interrupted: true
-  error: RunError & { code: 'INTERRUPTED' }
+  /** `code` is always INTERRUPTED (typed as RunError so that results can be copied with a changed error). */
+  error: RunError
   interrupt: RunInterrupt
   /** Signed (optionally encrypted) text to pass to `sandbox.resume`; safe to store or send. */
   continuation: string
