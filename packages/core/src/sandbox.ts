@@ -13,7 +13,6 @@ import { resolveDurableOptions } from './durable/durable-options.js'
 import { firstRunPlan } from './durable/durable-plan.js'
 import { checkResumeOptions, prepareResume } from './durable/prepare-resume.js'
 import type { ResumeOptions } from './durable/resume-options.js'
-import { compileValidators } from './run/schema-validator.js'
 import { DEFAULT_LIMITS } from './limits.js'
 
 /**
@@ -73,23 +72,20 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
       throw new SandboxError('INVALID_OPTIONS', 'resume needs durable keys: createSandbox(backend, { durable: { keys: [secret] } })')
     }
     const checked = checkResumeOptions(options)
-    checkOptions(
-      { signal: checked.signal, onEvent: checked.onEvent, includeToolValuesInEvents: checked.includeToolValuesInEvents },
-      'resume options',
-      true,
-    )
-    const registry = registerTools(checked.tools ?? defaults.tools)
+    const { tools, signal: userSignal, onEvent, includeToolValuesInEvents } = checked
+    checkOptions({ signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals }, 'resume options', true)
+    const registry = registerTools(tools ?? defaults.tools)
     const resumed = await prepareResume(continuation, checked, registry, durable)
     const disposal = new AbortController()
-    const signal = checked.signal ? AbortSignal.any([disposal.signal, checked.signal]) : disposal.signal
     const plan = {
       backend,
       code: resumed.state.code,
       options: {
-        tools: checked.tools ?? defaults.tools,
-        signal,
-        onEvent: checked.onEvent ?? defaults.onEvent,
-        includeToolValuesInEvents: checked.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+        tools: tools ?? defaults.tools,
+        globals: checked.globals ?? defaults.globals,
+        signal: userSignal ? AbortSignal.any([disposal.signal, userSignal]) : disposal.signal,
+        onEvent: onEvent ?? defaults.onEvent,
+        includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
       },
       limits: resumed.limits,
       registry,
@@ -98,7 +94,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
       startedPerf,
       durable: resumed.durable,
     }
-    const prepared = { globalsWire: resumed.state.globals, validators: await compileValidators(registry.byName) }
+    const prepared = await prepareRun(plan)
     active.add(disposal)
     try {
       return (await executeRun(plan, prepared)) as RunResult<T>

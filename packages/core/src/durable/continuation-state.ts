@@ -7,8 +7,6 @@ export interface ContinuationState {
   /** The code as given to `run` and its SHA-256 (base64url): a resume re-runs it from the start. */
   code: string
   codeHash: string
-  /** The globals in wire format (`null` when none). */
-  globals: string
   /** The paused run's resolved limits; `timeoutMs` is the whole budget, of which `usedMs` is spent. */
   limits: ResolvedLimits
   usedMs: number
@@ -36,7 +34,6 @@ export function isContinuationState(value: unknown): value is ContinuationState 
     s.v === 1 &&
     typeof s.code === 'string' &&
     typeof s.codeHash === 'string' &&
-    typeof s.globals === 'string' &&
     typeof s.limits === 'object' &&
     s.limits !== null &&
     isInt(s.usedMs) &&

@@ -7,13 +7,7 @@ import { codeHash } from './code-hash.js'
 import { toolsFingerprint } from './tools-fingerprint.js'
 
 /** The INTERRUPTED result of a paused run, with its signed continuation. */
-export async function pausedResult(
-  plan: RunPlan,
-  durable: DurablePlan,
-  bridge: RunBridge,
-  globalsWire: string,
-  stopped: RunResult,
-): Promise<RunResult> {
+export async function pausedResult(plan: RunPlan, durable: DurablePlan, bridge: RunBridge, stopped: RunResult): Promise<RunResult> {
   const paused = bridge.paused!
   const pausedAt = durable.ledger.pausedAt!
   const usedMs = durable.usedMs + Math.ceil(performance.now() - plan.startedPerf)
@@ -22,7 +16,6 @@ export async function pausedResult(
       v: 1,
       code: durable.code,
       codeHash: codeHash(durable.code),
-      globals: globalsWire,
       limits: durable.limits,
       usedMs,
       tools: toolsFingerprint(plan.registry),

@@ -15,6 +15,11 @@ export interface ResumeOptions {
    * and `needsApproval` must be those of the paused run. Default: the sandbox's default tools.
    */
   tools?: ToolSet
+  /**
+   * The globals again (default: the sandbox's). They are not kept in the continuation (they may be
+   * large or secret); if the program's tool calls change with them, the resume ends REPLAY_DIVERGED.
+   */
+  globals?: Record<string, unknown>
   /** When given, must be the code the run was started with; otherwise the resume is refused. */
   code?: string
   signal?: AbortSignal

@@ -97,7 +97,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && bridge.paused !== undefined) {
       await bridge.toolsSettled(runStop.deadline)
       bridge.logs.closed = true
-      result = await pausedResult(plan, plan.durable, bridge, prepared.globalsWire, toResult(plan, outcome, reason, bridge, program))
+      result = await pausedResult(plan, plan.durable, bridge, toResult(plan, outcome, reason, bridge, program))
     } else {
       const replayEnd = outcome.ok && reason === undefined ? plan.durable?.ledger.unfinishedReplay() : undefined
       bridge.logs.closed = true
