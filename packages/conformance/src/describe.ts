@@ -5,6 +5,7 @@ import { concurrencyChecks } from './groups/concurrency.js'
 import { dosChecks } from './groups/dos.js'
 import { errorsChecks } from './groups/errors.js'
 import { eventsChecks } from './groups/events.js'
+import { durableChecks } from './groups/durable.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -39,6 +40,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   poisoning: poisoningChecks,
   preemption: preemptionChecks,
   events: eventsChecks,
+  durable: durableChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -100,6 +102,7 @@ export const describeDos = describer('dos')
 export const describePoisoning = describer('poisoning')
 export const describePreemption = describer('preemption')
 export const describeEvents = describer('events')
+export const describeDurable = describer('durable')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -21,6 +21,7 @@ export const CONFORMANCE_GROUPS = [
   'poisoning',
   'preemption',
   'events',
+  'durable',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

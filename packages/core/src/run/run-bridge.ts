@@ -231,14 +231,20 @@ export class RunBridge implements ToolBridge {
         this.ended(call, wire)
         return wire
       } catch (error) {
+        if (error instanceof RunPaused) throw error
         if (error instanceof ToolTimeoutError) reason = 'timeout'
         const guestError = toGuestError(error)
-        if (reason !== 'run-ended' && !(error instanceof RunPaused)) this.record(slot, false, guestErrorPayload(guestError))
+        if (reason !== 'run-ended') this.record(slot, false, guestErrorPayload(guestError))
         throw guestError
       } finally {
         this.release()
       }
     } catch (error) {
+      if (error instanceof RunPaused) {
+        // The guest's call never settles: the backend is stopping the guest, which must not run on.
+        this.failed(call, 'run-ended', error)
+        return new Promise<string>(() => {})
+      }
       this.failed(call, reason, error)
       throw error
     }

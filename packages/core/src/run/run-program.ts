@@ -94,7 +94,9 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
     let result: RunResult
-    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && bridge.paused !== undefined) {
+    // A backend that did not stop the guest in time crashed; its pause cannot be trusted.
+    const stoppedInTime = outcome.ok || outcome.error.code !== 'BACKEND_CRASHED'
+    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && bridge.paused !== undefined && stoppedInTime) {
       await bridge.toolsSettled(runStop.deadline)
       bridge.logs.closed = true
       result = await pausedResult(plan, plan.durable, bridge, toResult(plan, outcome, reason, bridge, program))
