@@ -57,6 +57,12 @@ describe('continuation security', () => {
     const flipped = `${head}.${body}.${mac.startsWith('A') ? 'B' : 'A'}${mac.slice(1)}`
     await expect(sandbox.resume(flipped, { answer: true, tools })).rejects.toSatisfy(refused(/signature/))
     await expect(sandbox.resume('not a continuation', { answer: true, tools })).rejects.toSatisfy(refused(/not a cordon/))
+    // The last character of the MAC has two spare bits that decoders ignore: changing them is refused too.
+    const ALPHABET = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_'
+    const spare = ALPHABET[ALPHABET.indexOf(mac.at(-1)!) ^ 1]!
+    await expect(sandbox.resume(`${head}.${body}.${mac.slice(0, -1)}${spare}`, { answer: true, tools })).rejects.toSatisfy(
+      refused(/base64url/),
+    )
     // The untouched token still resumes.
     expect(await sandbox.resume(token, { answer: 'yes', tools })).toMatchObject({ ok: true, value: 'yes' })
   })

@@ -12,5 +12,7 @@ export function fromBase64Url(text: string): Uint8Array {
   const binary = atob(text.replaceAll('-', '+').replaceAll('_', '/'))
   const bytes = new Uint8Array(binary.length)
   for (let i = 0; i < binary.length; i++) bytes[i] = binary.charCodeAt(i)
+  // One text per byte string: atob ignores the spare bits of the last character.
+  if (toBase64Url(bytes) !== text) throw new Error('not canonical base64url')
   return bytes
 }
