@@ -1,0 +1,78 @@
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import { callTool, connect, DEMO_UPSTREAM, runJavaScript, writeConfig, type Connection } from './helpers.js'
+
+/** The continuation in an APPROVAL_REQUIRED result. */
+function continuationIn(texts: readonly string[]): string {
+  const match = /continuation: (\S+)/.exec(texts[0] ?? '')
+  if (match === null) throw new Error(`no continuation in ${JSON.stringify(texts)}`)
+  return match[1]!
+}
+
+// demo.add needs approval; the other demo tools do not.
+describe('approvals: a tool marked needsApproval pauses run_javascript, resume_javascript continues it', () => {
+  let server: Connection
+
+  beforeAll(async () => {
+    server = await connect(writeConfig({ mcpServers: { demo: { ...DEMO_UPSTREAM, needsApproval: ['add'] } }, backend: 'quickjs' }))
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  const PROGRAM = [
+    'const hello = await demo.greet({ name: "ada" })',
+    'console.log(hello)',
+    'let sum',
+    'try { sum = (await demo.add({ a: 2, b: 3 })).sum } catch (e) { sum = "refused: " + e.message }',
+    'return { hello, sum }',
+  ].join('\n')
+
+  it('lists resume_javascript next to run_javascript', async () => {
+    const { tools } = await server.client.listTools()
+    const resume = tools.find((tool) => tool.name === 'resume_javascript')
+    expect(resume?.inputSchema.required?.sort()).toEqual(['approve', 'continuation'])
+    expect(resume?.annotations?.destructiveHint).toBe(true)
+  })
+
+  it('asks before demo.add runs, then runs it once approved', async () => {
+    const paused = await runJavaScript(server.client, PROGRAM)
+    expect(paused.isError).toBeFalsy()
+    expect(paused.texts[0]).toContain('APPROVAL_REQUIRED: the program wants to call demo.add with {"a":2,"b":3}')
+    expect(paused.texts[1]).toContain('Hello, ada')
+    const approved = await callTool(server.client, 'resume_javascript', { continuation: continuationIn(paused.texts), approve: true })
+    expect(approved.isError).toBeFalsy()
+    expect(JSON.parse(approved.texts[0]!)).toEqual({ hello: expect.stringContaining('ada'), sum: 5 })
+  })
+
+  it('a refusal reaches the program as an error with the reason', async () => {
+    const paused = await runJavaScript(server.client, PROGRAM)
+    const refused = await callTool(server.client, 'resume_javascript', {
+      continuation: continuationIn(paused.texts),
+      approve: false,
+      reason: 'not today',
+    })
+    expect(JSON.parse(refused.texts[0]!)).toMatchObject({ sum: 'refused: not today' })
+  })
+
+  it('a changed continuation is refused', async () => {
+    const paused = await runJavaScript(server.client, PROGRAM)
+    const token = continuationIn(paused.texts)
+    const at = Math.floor(token.length / 2)
+    const tampered = token.slice(0, at) + (token[at] === 'A' ? 'B' : 'A') + token.slice(at + 1)
+    const result = await callTool(server.client, 'resume_javascript', { continuation: tampered, approve: true })
+    expect(result.isError).toBe(true)
+    expect(result.texts[0]).toMatch(/^INVALID_CONTINUATION: /)
+  })
+})
+
+describe('without needsApproval in the config', () => {
+  it('offers no resume_javascript', async () => {
+    const server = await connect(writeConfig({ mcpServers: { demo: DEMO_UPSTREAM }, backend: 'quickjs' }))
+    try {
+      const { tools } = await server.client.listTools()
+      expect(tools.map((tool) => tool.name)).not.toContain('resume_javascript')
+    } finally {
+      await server.close()
+    }
+  })
+})
