@@ -28,7 +28,29 @@ export function approvalRule(config: Pick<Config, 'mcpServers'>): NeedsApproval 
  */
 export function durableOptions(env: NodeJS.ProcessEnv = process.env): { options: DurableOptions; fromEnvironment: boolean } {
   const key = env[DURABLE_KEY_VAR]
-  if (key === undefined || key === '') return { options: { keys: [randomBytes(32)] }, fromEnvironment: false }
+  const claim = singleUse(CONTINUATION_MAX_AGE_MS)
+  const options = { maxAgeMs: CONTINUATION_MAX_AGE_MS, claim }
+  if (key === undefined || key === '') return { options: { keys: [randomBytes(32)], ...options }, fromEnvironment: false }
   if (Buffer.byteLength(key) < 32) throw new ConfigError(`${DURABLE_KEY_VAR} must be at least 32 bytes (e.g. openssl rand -hex 32)`)
-  return { options: { keys: [key] }, fromEnvironment: true }
+  return { options: { keys: [key], ...options }, fromEnvironment: true }
+}
+
+const CONTINUATION_MAX_AGE_MS = 24 * 60 * 60 * 1000
+
+/**
+ * Each continuation resumes once in this process, so a model cannot approve one call twice by
+ * calling resume_javascript again. Ids are forgotten once their continuations have expired.
+ */
+function singleUse(maxAgeMs: number): (id: string) => boolean {
+  const claimed = new Map<string, number>()
+  return (id) => {
+    const now = Date.now()
+    for (const [old, at] of claimed) {
+      if (now - at <= maxAgeMs) break
+      claimed.delete(old)
+    }
+    if (claimed.has(id)) return false
+    claimed.set(id, now)
+    return true
+  }
 }

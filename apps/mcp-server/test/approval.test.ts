@@ -39,9 +39,14 @@ describe('approvals: a tool marked needsApproval pauses run_javascript, resume_j
     expect(paused.isError).toBeFalsy()
     expect(paused.texts[0]).toContain('APPROVAL_REQUIRED: the program wants to call demo.add with {"a":2,"b":3}')
     expect(paused.texts[1]).toContain('Hello, ada')
-    const approved = await callTool(server.client, 'resume_javascript', { continuation: continuationIn(paused.texts), approve: true })
+    const continuation = continuationIn(paused.texts)
+    const approved = await callTool(server.client, 'resume_javascript', { continuation, approve: true })
     expect(approved.isError).toBeFalsy()
     expect(JSON.parse(approved.texts[0]!)).toEqual({ hello: expect.stringContaining('ada'), sum: 5 })
+    // One approval, one call: the same continuation does not resume twice.
+    const again = await callTool(server.client, 'resume_javascript', { continuation, approve: true })
+    expect(again.isError).toBe(true)
+    expect(again.texts[0]).toMatch(/^INVALID_CONTINUATION: .*already used/)
   })
 
   it('a refusal reaches the program as an error with the reason', async () => {

@@ -81,6 +81,8 @@ export interface RunInterrupted {
   interrupt: RunInterrupt
   /** Signed (optionally encrypted) text to pass to `sandbox.resume`; safe to store or send. */
   continuation: string
+  /** The continuation's random id, for your own bookkeeping and `durable.claim` (single use). */
+  continuationId: string
   /** Logs and stats of this run so far (a resume replays the program, so its logs start over). */
   logs: LogEntry[]
   stats: RunStats

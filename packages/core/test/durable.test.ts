@@ -111,6 +111,34 @@ describe('continuation security', () => {
   })
 })
 
+describe('single use (durable.claim)', () => {
+  it('a claimed continuation is refused the second time, before any tool runs', async () => {
+    const claimed = new Set<string>()
+    const sandbox = sandboxWith({ keys: [KEY_A], claim: (id) => !claimed.has(id) && Boolean(claimed.add(id)) })
+    let deleted = 0
+    const guarded: ToolSet = { ...tools, 'git.remove': { execute: () => ++deleted } }
+    const paused = await sandbox.run(`await ask.human(1); return await git.remove()`, { tools: guarded })
+    const token = continuationOf(paused)
+    expect(await sandbox.resume(token, { answer: true, tools: guarded })).toMatchObject({ ok: true, value: 1 })
+    await expect(sandbox.resume(token, { answer: true, tools: guarded })).rejects.toSatisfy(refused(/already used/))
+    expect(deleted).toBe(1)
+    expect(claimed).toEqual(new Set([paused.interrupted && paused.continuationId]))
+    // Another pause of the same program has its own id.
+    const again = await sandbox.run(`await ask.human(1); return await git.remove()`, { tools: guarded })
+    expect(again.interrupted && again.continuationId).not.toBe(paused.interrupted && paused.continuationId)
+  })
+
+  it('without claim, a continuation resumes again and the calls after its pause run again', async () => {
+    const sandbox = sandboxWith({ keys: [KEY_A] })
+    let deleted = 0
+    const guarded: ToolSet = { ...tools, 'git.remove': { execute: () => ++deleted } }
+    const token = continuationOf(await sandbox.run(`await ask.human(1); return await git.remove()`, { tools: guarded }))
+    await sandbox.resume(token, { answer: true, tools: guarded })
+    await sandbox.resume(token, { answer: true, tools: guarded })
+    expect(deleted).toBe(2)
+  })
+})
+
 describe('pausing', () => {
   it('needsApproval: an answer runs the tool once, a rejection never does', async () => {
     const sandbox = sandboxWith({ keys: [KEY_A] })

@@ -4,6 +4,8 @@ import type { LedgerEntry } from './run-ledger.js'
 /** Everything a resume needs, as signed inside a continuation. Never holds guest memory. */
 export interface ContinuationState {
   v: 1
+  /** Random, one per pause: what `durable.claim` is given to make continuations single-use. */
+  id: string
   /** The code as given to `run` and its SHA-256 (base64url): a resume re-runs it from the start. */
   code: string
   codeHash: string
@@ -32,6 +34,7 @@ export function isContinuationState(value: unknown): value is ContinuationState 
   const clock = s.clock as Record<string, unknown> | undefined
   return (
     s.v === 1 &&
+    typeof s.id === 'string' &&
     typeof s.code === 'string' &&
     typeof s.codeHash === 'string' &&
     typeof s.limits === 'object' &&

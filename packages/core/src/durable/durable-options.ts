@@ -17,12 +17,21 @@ export interface DurableOptions {
   encrypt?: boolean
   /** How long after the pause a continuation is accepted, in ms. Default 24 hours. */
   maxAgeMs?: number
+  /**
+   * Makes continuations single-use: called with a continuation's id (`RunInterrupted.continuationId`)
+   * once it is verified, before anything runs; return false when that id was claimed before (keep
+   * the ids, e.g. in your database, for `maxAgeMs`), and `resume` throws INVALID_CONTINUATION.
+   * Without it, a continuation can be resumed any number of times, and the calls after its pause
+   * run each time.
+   */
+  claim?: (continuationId: string) => boolean | Promise<boolean>
 }
 
 export interface ResolvedDurableOptions {
   keys: readonly Uint8Array[]
   encrypt: boolean
   maxAgeMs: number
+  claim: ((continuationId: string) => boolean | Promise<boolean>) | undefined
 }
 
 export const DEFAULT_CONTINUATION_MAX_AGE_MS = 24 * 60 * 60 * 1000
@@ -40,7 +49,7 @@ export function resolveDurableOptions(options: unknown): ResolvedDurableOptions 
   }
   const record = options as Record<string, unknown>
   for (const key of Object.keys(record)) {
-    if (key !== 'keys' && key !== 'encrypt' && key !== 'maxAgeMs') invalid(`unknown option "${key}"`)
+    if (key !== 'keys' && key !== 'encrypt' && key !== 'maxAgeMs' && key !== 'claim') invalid(`unknown option "${key}"`)
   }
   const keys = record.keys
   if (!Array.isArray(keys) || keys.length === 0) invalid('keys must be a non-empty array of secrets (the first signs)')
@@ -55,5 +64,6 @@ export function resolveDurableOptions(options: unknown): ResolvedDurableOptions 
   if (typeof maxAgeMs !== 'number' || !Number.isInteger(maxAgeMs) || maxAgeMs < 1 || maxAgeMs > MAX_AGE_LIMIT_MS) {
     invalid(`maxAgeMs must be an integer from 1 to ${MAX_AGE_LIMIT_MS}, got ${describeOptionValue(maxAgeMs)}`)
   }
-  return { keys: bytes, encrypt: record.encrypt === true, maxAgeMs }
+  if (record.claim !== undefined && typeof record.claim !== 'function') invalid('claim must be a function (continuationId) => boolean')
+  return { keys: bytes, encrypt: record.encrypt === true, maxAgeMs, claim: record.claim as ResolvedDurableOptions['claim'] }
 }

@@ -3,6 +3,7 @@ import type { RunBridge } from '../run/run-bridge.js'
 import type { RunPlan } from '../run/run-program.js'
 import { sealContinuation } from './continuation-seal.js'
 import type { DurablePlan } from './durable-plan.js'
+import { toBase64Url } from './base64url.js'
 import { codeHash } from './code-hash.js'
 import { toolsFingerprint } from './tools-fingerprint.js'
 
@@ -11,9 +12,11 @@ export async function pausedResult(plan: RunPlan, durable: DurablePlan, bridge: 
   const paused = bridge.paused!
   const pausedAt = durable.ledger.pausedAt!
   const usedMs = durable.usedMs + Math.ceil(performance.now() - plan.startedPerf)
+  const id = toBase64Url(globalThis.crypto.getRandomValues(new Uint8Array(16)))
   const continuation = await sealContinuation(
     {
       v: 1,
+      id,
       code: durable.code,
       codeHash: codeHash(durable.code),
       limits: durable.limits,
@@ -33,6 +36,7 @@ export async function pausedResult(plan: RunPlan, durable: DurablePlan, bridge: 
     error: { code: 'INTERRUPTED', message: stopped.ok ? 'the run paused' : stopped.error.message },
     interrupt: { reason: paused.reason, tool: paused.tool, args: paused.args, payload: paused.payload },
     continuation,
+    continuationId: id,
     logs: stopped.logs,
     stats: stopped.stats,
   }

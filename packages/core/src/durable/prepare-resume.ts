@@ -79,6 +79,7 @@ export async function prepareResume(
     refused('the tools differ from those of the paused run (names, sync, inputSchema or needsApproval)')
   }
   const answer = answerOf(options, state.limits)
+  if (durable.claim !== undefined && (await durable.claim(state.id)) !== true) refused('it was already used (durable.claim)')
   const limits: ResolvedLimits = Object.freeze({ ...state.limits, timeoutMs: Math.max(1, state.limits.timeoutMs - state.usedMs) })
   const ledger = new RunLedger(state.ledger, { pausedAt: state.pausedAt, approval: state.approval, answer })
   return {
