@@ -1,5 +1,5 @@
 import type { RunInterrupted, RunResult } from '../result.js'
-import type { RunBridge } from '../run/run-bridge.js'
+import type { PausedCall } from './run-pauses.js'
 import type { RunPlan } from '../run/run-program.js'
 import { sealContinuation } from './continuation-seal.js'
 import type { DurablePlan } from './durable-plan.js'
@@ -8,8 +8,7 @@ import { codeHash } from './code-hash.js'
 import { toolsFingerprint } from './tools-fingerprint.js'
 
 /** The INTERRUPTED result of a paused run, with its signed continuation. */
-export async function pausedResult(plan: RunPlan, durable: DurablePlan, bridge: RunBridge, stopped: RunResult): Promise<RunResult> {
-  const paused = bridge.paused!
+export async function pausedResult(plan: RunPlan, durable: DurablePlan, paused: PausedCall, stopped: RunResult): Promise<RunResult> {
   const pausedAt = durable.ledger.pausedAt!
   const usedMs = durable.usedMs + Math.ceil(performance.now() - plan.startedPerf)
   const id = toBase64Url(globalThis.crypto.getRandomValues(new Uint8Array(16)))

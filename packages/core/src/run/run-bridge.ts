@@ -5,25 +5,11 @@ import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { LogCollector } from './log-collector.js'
 import type { EventStream } from './event-stream.js'
 import type { ToolEndEvent, ToolErrorReason, ToolStartEvent } from './events.js'
-import type { ToolContext, ToolDefinition } from '../options.js'
+import type { ToolDefinition } from '../options.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
-import { InterruptRegistry } from '../durable/interrupt.js'
-import type { Arrival, RunLedger } from '../durable/run-ledger.js'
-
-/**
- * Whether this run can pause: with a ledger it records every call (and, resumed, replays them);
- * without one, a tool that pauses ends the run with UNSUPPORTED and this message.
- */
-export type PauseSupport = { ledger: RunLedger } | { refused: string }
-
-/** The call that paused the run (`ctx.interrupt` or `needsApproval`). */
-export interface PausedCall {
-  tool: string
-  args: unknown
-  payload: unknown
-  reason: 'interrupt' | 'approval'
-}
+import type { Arrival } from '../durable/run-ledger.js'
+import { RunPaused, guestErrorFrom, type RunPauses } from '../durable/run-pauses.js'
 
 /** Where a run's tool and log events go, when the host listens (`onEvent`). */
 export interface BridgeEvents {
@@ -53,10 +39,6 @@ export class RunBridge implements ToolBridge {
   private readonly queue: (() => void)[] = []
   private callSeq = 0
   private readonly pending = new Map<number, PendingCall>()
-  private readonly interrupts = new InterruptRegistry()
-  /** Tool functions still running: a paused run waits for them so their outcomes are recorded. */
-  private readonly running = new Set<Promise<unknown>>()
-  paused: PausedCall | undefined
 
   /**
    * `signal` ends the run (no new call starts once it aborts); `toolSignal` is what tools see: it
@@ -68,7 +50,7 @@ export class RunBridge implements ToolBridge {
     private readonly limits: ResolvedLimits,
     private readonly signal: AbortSignal,
     private readonly stop: (error: SandboxError) => void,
-    private readonly pauses: PauseSupport,
+    private readonly pauses: RunPauses,
     private readonly toolSignal: AbortSignal,
     private readonly events?: BridgeEvents,
   ) {
@@ -204,7 +186,7 @@ export class RunBridge implements ToolBridge {
     try {
       const { name, args } = this.admit(rawName, argsWire)
       const input = this.validated(name, args)
-      const arrival = this.arrive(name, argsWire)
+      const arrival = this.pauses.arrive(name, argsWire)
       if (arrival?.kind === 'replayed') return this.replayed(call, arrival)
       const slot = arrival?.slot
       await this.acquire()
@@ -215,26 +197,25 @@ export class RunBridge implements ToolBridge {
         }
         const tool = this.registry.byName.get(name)!
         reason = 'threw'
-        if (arrival?.approved !== true && (await this.needsApproval(name, tool, input))) {
-          this.pause(slot, name, input, undefined, 'approval')
+        if (arrival?.approved !== true && (await this.pauses.needsApproval(tool, input))) {
+          this.pauses.pause(slot, name, input, undefined, 'approval')
         }
-        const value = await this.track(
+        const value = await this.pauses.track(
           tool.timeoutMs === undefined
-            ? tool.execute(input, this.context(name, this.toolSignal))
+            ? tool.execute(input, this.pauses.context(name, this.toolSignal))
             : this.withTimeout(name, tool, input, tool.timeoutMs),
         )
-        const interrupt = this.interrupts.read(value)
-        if (interrupt.found) this.pause(slot, name, input, interrupt.payload, 'interrupt')
+        this.pauses.pauseIfInterrupt(slot, name, input, value)
         reason = 'invalid-result'
         const wire = this.encodeResult(name, value)
-        this.record(slot, true, wire)
+        this.pauses.record(slot, { wire })
         this.ended(call, wire)
         return wire
       } catch (error) {
         if (error instanceof RunPaused) throw error
         if (error instanceof ToolTimeoutError) reason = 'timeout'
         const guestError = toGuestError(error)
-        if (reason !== 'run-ended') this.record(slot, false, guestErrorPayload(guestError))
+        if (reason !== 'run-ended') this.pauses.record(slot, { error: guestError })
         throw guestError
       } finally {
         this.release()
@@ -250,21 +231,6 @@ export class RunBridge implements ToolBridge {
     }
   }
 
-  private context(name: string, signal: AbortSignal): ToolContext {
-    return { signal, name, interrupt: (payload?: unknown) => this.interrupts.make(payload) }
-  }
-
-  /** The ledger's word on a call that passed every check: replayed, or live at its slot. */
-  private arrive(name: string, argsWire: string): Arrival | undefined {
-    if (!('ledger' in this.pauses)) return undefined
-    try {
-      return this.pauses.ledger.arrive(name, argsWire)
-    } catch (error) {
-      this.stop(error as SandboxError)
-      throw error
-    }
-  }
-
   private replayed(call: PendingCall | undefined, arrival: Arrival & { kind: 'replayed' }): string {
     if (arrival.ok) {
       this.ended(call, arrival.wire)
@@ -273,53 +239,6 @@ export class RunBridge implements ToolBridge {
     const error = guestErrorFrom(arrival.payload)
     this.failed(call, 'threw', error)
     throw error
-  }
-
-  private record(slot: number | undefined, ok: boolean, text: string): void {
-    if (slot !== undefined && 'ledger' in this.pauses) this.pauses.ledger.settle(slot, ok, text)
-  }
-
-  private async needsApproval(name: string, tool: ToolDefinition, input: unknown): Promise<boolean> {
-    const rule = tool.needsApproval
-    if (typeof rule !== 'function') return rule === true
-    return (await this.track(rule(input))) === true
-  }
-
-  /** Ends the run as paused at this call (the first pause wins); the guest's call never settles. */
-  private pause(slot: number | undefined, tool: string, args: unknown, payload: unknown, reason: PausedCall['reason']): never {
-    if (!('ledger' in this.pauses)) {
-      const error = new SandboxError('UNSUPPORTED', `tool ${tool} paused the run, but ${this.pauses.refused}`)
-      this.stop(error)
-      throw new RunPaused(error.message)
-    }
-    if (slot !== undefined && this.pauses.ledger.pause(slot)) {
-      this.paused = { tool, args, payload, reason }
-      this.stop(new SandboxError('INTERRUPTED', `tool ${tool} paused the run${reason === 'approval' ? ' to ask for approval' : ''}`))
-    }
-    throw new RunPaused('the run paused')
-  }
-
-  private async track<T>(work: T | Promise<T>): Promise<T> {
-    const promise = Promise.resolve(work)
-    this.running.add(promise)
-    try {
-      return await promise
-    } finally {
-      this.running.delete(promise)
-    }
-  }
-
-  /** Resolves when every tool function still running has finished, or at `deadline` (ms since the epoch). */
-  async toolsSettled(deadline: number): Promise<void> {
-    if (this.running.size === 0) return
-    let timer: ReturnType<typeof setTimeout> | undefined
-    await Promise.race([
-      Promise.allSettled([...this.running]),
-      new Promise<void>((resolve) => {
-        timer = setTimeout(resolve, Math.max(0, deadline - Date.now()))
-      }),
-    ])
-    clearTimeout(timer)
   }
 
   /**
@@ -340,7 +259,7 @@ export class RunBridge implements ToolBridge {
       }, timeoutMs)
     })
     try {
-      return await Promise.race([Promise.resolve(tool.execute(input, this.context(name, call.signal))), expired])
+      return await Promise.race([Promise.resolve(tool.execute(input, this.pauses.context(name, call.signal))), expired])
     } finally {
       clearTimeout(timer)
       this.toolSignal.removeEventListener('abort', onRunStop)
@@ -354,19 +273,20 @@ export class RunBridge implements ToolBridge {
       const { name, args } = this.admit(rawName, argsWire)
       const tool = this.registry.byName.get(name)!
       const input = this.validated(name, args)
-      const arrival = this.arrive(name, argsWire)
+      const arrival = this.pauses.arrive(name, argsWire)
       if (arrival?.kind === 'replayed') return this.replayed(call, arrival)
       const slot = arrival?.slot
       reason = 'threw'
       let value: unknown
       try {
-        if (arrival?.approved !== true && this.needsApprovalSync(name, tool, input)) this.pause(slot, name, input, undefined, 'approval')
-        value = tool.execute(input, this.context(name, this.toolSignal))
-        const interrupt = this.interrupts.read(value)
-        if (interrupt.found) this.pause(slot, name, input, interrupt.payload, 'interrupt')
+        if (arrival?.approved !== true && this.pauses.needsApprovalSync(name, tool, input)) {
+          this.pauses.pause(slot, name, input, undefined, 'approval')
+        }
+        value = tool.execute(input, this.pauses.context(name, this.toolSignal))
+        this.pauses.pauseIfInterrupt(slot, name, input, value)
       } catch (error) {
         const guestError = toGuestError(error)
-        if (!(error instanceof RunPaused)) this.record(slot, false, guestErrorPayload(guestError))
+        if (!(error instanceof RunPaused)) this.pauses.record(slot, { error: guestError })
         throw guestError
       }
       reason = 'invalid-result'
@@ -375,25 +295,17 @@ export class RunBridge implements ToolBridge {
           throw new Error(`sync tool ${name} returned a promise; make execute synchronous or drop sync: true`)
         }
         const wire = this.encodeResult(name, value)
-        this.record(slot, true, wire)
+        this.pauses.record(slot, { wire })
         this.ended(call, wire)
         return wire
       } catch (error) {
-        this.record(slot, false, guestErrorPayload(toGuestError(error)))
+        this.pauses.record(slot, { error: toGuestError(error) })
         throw error
       }
     } catch (error) {
       this.failed(call, reason, error)
       throw error
     }
-  }
-
-  private needsApprovalSync(name: string, tool: ToolDefinition, input: unknown): boolean {
-    const rule = tool.needsApproval
-    if (typeof rule !== 'function') return rule === true
-    const answer = rule(input)
-    if (typeof answer !== 'boolean') throw new Error(`needsApproval of sync tool ${name} must return a boolean`)
-    return answer
   }
 
   private acquire(): Promise<void> {
@@ -413,19 +325,6 @@ export class RunBridge implements ToolBridge {
 
 function since(startedPerf: number): number {
   return Math.round((performance.now() - startedPerf) * 1000) / 1000
-}
-
-/** Thrown into the guest's call when the run pauses; the guest is being stopped, so it never runs on. */
-class RunPaused extends Error {}
-
-/** A failure as the ledger keeps it: what the guest saw (see toolErrorPayload). */
-function guestErrorPayload(error: Error): string {
-  return JSON.stringify({ name: error instanceof TypeError ? 'TypeError' : undefined, message: error.message })
-}
-
-function guestErrorFrom(payload: string): Error {
-  const parsed = JSON.parse(payload) as { name?: string; message: string }
-  return parsed.name === 'TypeError' ? new TypeError(parsed.message) : new Error(parsed.message)
 }
 
 /** The guest sees a tool failure's message only: no host stack, no host error object. */

@@ -6,7 +6,8 @@ import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
-import { RunBridge, type PauseSupport } from './run-bridge.js'
+import { RunBridge } from './run-bridge.js'
+import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
 import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
@@ -78,16 +79,9 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   runStop.signal.addEventListener('abort', () => {
     if (runStop.reason?.code !== 'INTERRUPTED') toolStop.abort(runStop.signal.reason)
   })
-  const bridge = new RunBridge(
-    plan.registry,
-    prepared.validators,
-    limits,
-    runStop.signal,
-    (e) => runStop.stop(e),
-    pauses,
-    toolStop.signal,
-    events,
-  )
+  const stop = (error: SandboxError) => runStop.stop(error)
+  const runPauses = new RunPauses(pauses, stop)
+  const bridge = new RunBridge(plan.registry, prepared.validators, limits, runStop.signal, stop, runPauses, toolStop.signal, events)
   let executed = false
   const finish = async (outcome: ExecuteOutcome, program?: NormalizedProgram): Promise<RunResult> => {
     const reason = runStop.reason
@@ -96,10 +90,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     let result: RunResult
     // A backend that did not stop the guest in time crashed; its pause cannot be trusted.
     const stoppedInTime = outcome.ok || outcome.error.code !== 'BACKEND_CRASHED'
-    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && bridge.paused !== undefined && stoppedInTime) {
-      await bridge.toolsSettled(runStop.deadline)
+    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && runPauses.paused !== undefined && stoppedInTime) {
+      await runPauses.toolsSettled(runStop.deadline)
       bridge.logs.closed = true
-      result = await pausedResult(plan, plan.durable, bridge, toResult(plan, outcome, reason, bridge, program))
+      result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program))
     } else {
       const replayEnd = outcome.ok && reason === undefined ? plan.durable?.ledger.unfinishedReplay() : undefined
       bridge.logs.closed = true
