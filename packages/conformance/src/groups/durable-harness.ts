@@ -9,12 +9,19 @@ export const DURABLE_KEY = 'conformance-durable-key-0123456789abcdef'
 export const durableSandbox = (ctx: CheckContext, options: { encrypt?: boolean } = {}): Promise<Sandbox> =>
   ctx.newSandbox({ durable: { keys: [DURABLE_KEY], ...options } })
 
-/** Tools that count their calls: `t.read(n)` returns `read:n`, `t.fail()` throws, `ask.human(q)` pauses. */
+/** Tools that count their calls: `t.read(n)` returns `read:n`, `t.slow(n)` `slow:n` after 300 ms, `t.fail()` throws, `ask.human(q)` pauses. */
 export function countedTools(): { tools: ToolSet; calls: Record<string, number>; total: () => number } {
   const calls: Record<string, number> = {}
   const count = (name: string) => (calls[name] = (calls[name] ?? 0) + 1)
   const tools: ToolSet = {
     't.read': { execute: (n: unknown) => (count('t.read'), `read:${String(n)}`) },
+    't.slow': {
+      execute: async (n: unknown) => {
+        count('t.slow')
+        await new Promise((resolve) => setTimeout(resolve, 300))
+        return `slow:${String(n)}`
+      },
+    },
     't.fail': {
       execute: () => {
         count('t.fail')

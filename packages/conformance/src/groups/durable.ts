@@ -90,6 +90,22 @@ export const durableChecks: readonly ConformanceCheck[] = [
     expectEqual(calls, { 't.read': 7, 't.fail': 1, 'ask.human': 1 }, 'host calls after two resumes')
   }),
 
+  check(
+    'concurrent calls replay in the order their answers first arrived: Promise.race between tools picks the same winner',
+    async (ctx) => {
+      const sandbox = await durableSandbox(ctx)
+      const { tools, calls } = countedTools()
+      const code = `
+      const winner = await Promise.race([t.slow(1).then(() => 'slow'), t.read(2).then(() => 'fast')])
+      const seen = await t.read(winner)
+      return [winner, seen, await ask.human('?')]`
+      const paused = expectPaused((await timedRun(sandbox, code, { tools })).result, 'the first run')
+      // The slow call was still running at the pause: it finished, was recorded, and answers after the others.
+      expectEqual(expectOk(await sandbox.resume(paused.continuation, { answer: 'ok', tools })), ['fast', 'read:fast', 'ok'], 'resumed')
+      expectEqual(calls, { 't.slow': 1, 't.read': 2, 'ask.human': 1 }, 'host calls')
+    },
+  ),
+
   check('divergence: other arguments at a recorded call end the resume REPLAY_DIVERGED, calling no tool', async (ctx) => {
     const sandbox = await durableSandbox(ctx)
     const { tools, total } = countedTools()

@@ -15,6 +15,8 @@ export interface ContinuationState {
   /** Fingerprint of the tool set (names, sync, schemas, needsApproval): a resume must pass the same. */
   tools: string
   ledger: LedgerEntry[]
+  /** Ledger slots in the order their outcomes reached the guest. */
+  order: number[]
   /** Index in `ledger` of the call that paused the run. */
   pausedAt: number
   /** Whether that call paused for `needsApproval` (an answer then runs the tool) or by `ctx.interrupt`. */
@@ -43,6 +45,8 @@ export function isContinuationState(value: unknown): value is ContinuationState 
     typeof s.tools === 'string' &&
     Array.isArray(s.ledger) &&
     s.ledger.every(isLedgerEntry) &&
+    Array.isArray(s.order) &&
+    s.order.every((slot) => isInt(slot) && (slot as number) < (s.ledger as unknown[]).length) &&
     isInt(s.pausedAt) &&
     (s.pausedAt as number) < s.ledger.length &&
     typeof s.approval === 'boolean' &&

@@ -22,6 +22,7 @@ export async function pausedResult(plan: RunPlan, durable: DurablePlan, paused: 
       usedMs,
       tools: toolsFingerprint(plan.registry),
       ledger: durable.ledger.entries,
+      order: durable.ledger.order,
       pausedAt,
       approval: paused.reason === 'approval',
       clock: durable.clock,

@@ -81,7 +81,7 @@ export async function prepareResume(
   const answer = answerOf(options, state.limits)
   if (durable.claim !== undefined && (await durable.claim(state.id)) !== true) refused('it was already used (durable.claim)')
   const limits: ResolvedLimits = Object.freeze({ ...state.limits, timeoutMs: Math.max(1, state.limits.timeoutMs - state.usedMs) })
-  const ledger = new RunLedger(state.ledger, { pausedAt: state.pausedAt, approval: state.approval, answer })
+  const ledger = new RunLedger(state.ledger, { pausedAt: state.pausedAt, approval: state.approval, answer }, state.order)
   return {
     state,
     limits,

@@ -22,8 +22,8 @@ export interface ResumePoint {
 
 /** What to do with a call that reached the host. */
 export type Arrival =
-  | { kind: 'replayed'; ok: true; wire: string }
-  | { kind: 'replayed'; ok: false; payload: string }
+  | { kind: 'replayed'; slot: number; ok: true; wire: string }
+  | { kind: 'replayed'; slot: number; ok: false; payload: string }
   | { kind: 'live'; slot: number; approved: boolean }
 
 /** 128 bits of SHA-256 of the arguments' wire text: enough to tell arguments apart, and short. */
@@ -42,13 +42,46 @@ function diverged(message: string): SandboxError {
  */
 export class RunLedger {
   readonly entries: LedgerEntry[] = []
+  /** The slots in the order their outcomes reached the guest: a replay answers in this order. */
+  readonly order: number[] = []
   /** The slot of the call that paused this run, once one did. */
   pausedAt: number | undefined
+  /** Where each recorded slot is in the recorded order, and how far the replay has answered. */
+  private readonly place = new Map<number, number>()
+  private next = 0
+  private readonly answered = new Set<number>()
+  private readonly waiting = new Map<number, () => void>()
 
   constructor(
     private readonly recorded: readonly LedgerEntry[] = [],
     private readonly resume?: ResumePoint,
-  ) {}
+    private readonly recordedOrder: readonly number[] = [],
+  ) {
+    recordedOrder.forEach((slot, index) => this.place.set(slot, index))
+  }
+
+  /**
+   * Resolves when a replayed call may be answered: after every call whose outcome reached the
+   * guest before its own in the recorded run, so that `Promise.race` between tools replays alike.
+   */
+  turn(slot: number): Promise<void> | undefined {
+    const place = this.place.get(slot)
+    if (place === undefined || place <= this.next) return undefined // its turn, or not in the recorded order
+    return new Promise((resolve) => this.waiting.set(slot, resolve))
+  }
+
+  /** A replayed (or answered) outcome went to the guest: the next one in the recorded order may go. */
+  delivered(slot: number): void {
+    this.order.push(slot)
+    this.answered.add(slot)
+    while (this.next < this.recordedOrder.length && this.answered.has(this.recordedOrder[this.next]!)) this.next++
+    const following = this.recordedOrder[this.next]
+    const wake = following === undefined ? undefined : this.waiting.get(following)
+    if (wake !== undefined) {
+      this.waiting.delete(following!)
+      wake()
+    }
+  }
 
   /** Throws REPLAY_DIVERGED when the call is not the one recorded at its place. */
   arrive(tool: string, argsWire: string): Arrival {
@@ -67,15 +100,17 @@ export class RunLedger {
       }
       if (answer.ok) {
         this.entries.push([tool, digest, 0, answer.wire])
-        return { kind: 'replayed', ok: true, wire: answer.wire }
+        return { kind: 'replayed', slot, ok: true, wire: answer.wire }
       }
       const payload = JSON.stringify({ message: answer.message })
       this.entries.push([tool, digest, 1, payload])
-      return { kind: 'replayed', ok: false, payload }
+      return { kind: 'replayed', slot, ok: false, payload }
     }
     if (recorded !== undefined && recorded[2] !== 2) {
       this.entries.push(recorded)
-      return recorded[2] === 0 ? { kind: 'replayed', ok: true, wire: recorded[3] } : { kind: 'replayed', ok: false, payload: recorded[3] }
+      return recorded[2] === 0
+        ? { kind: 'replayed', slot, ok: true, wire: recorded[3] }
+        : { kind: 'replayed', slot, ok: false, payload: recorded[3] }
     }
     this.entries.push([tool, digest, 2])
     return { kind: 'live', slot, approved: false }
@@ -86,6 +121,7 @@ export class RunLedger {
     const entry = this.entries[slot]
     if (entry === undefined || entry[2] !== 2 || slot === this.pausedAt) return
     this.entries[slot] = ok ? [entry[0], entry[1], 0, text] : [entry[0], entry[1], 1, text]
+    this.order.push(slot)
   }
 
   /** Marks the call that pauses the run; false when another call paused it first. */

@@ -50,6 +50,15 @@ export class RunPauses {
     }
   }
 
+  /** Resolves when a replayed call's answer may go to the guest (see RunLedger.turn). */
+  turn(slot: number): Promise<void> | undefined {
+    return 'ledger' in this.support ? this.support.ledger.turn(slot) : undefined
+  }
+
+  delivered(slot: number): void {
+    if ('ledger' in this.support) this.support.ledger.delivered(slot)
+  }
+
   /** A live call's outcome: its result's wire text, or the error the guest saw. */
   record(slot: number | undefined, outcome: { wire: string } | { error: Error }): void {
     if (slot === undefined || !('ledger' in this.support)) return

@@ -187,7 +187,10 @@ export class RunBridge implements ToolBridge {
       const { name, args } = this.admit(rawName, argsWire)
       const input = this.validated(name, args)
       const arrival = this.pauses.arrive(name, argsWire)
-      if (arrival?.kind === 'replayed') return this.replayed(call, arrival)
+      if (arrival?.kind === 'replayed') {
+        await this.pauses.turn(arrival.slot)
+        return this.replayed(call, arrival)
+      }
       const slot = arrival?.slot
       await this.acquire()
       try {
@@ -232,6 +235,7 @@ export class RunBridge implements ToolBridge {
   }
 
   private replayed(call: PendingCall | undefined, arrival: Arrival & { kind: 'replayed' }): string {
+    this.pauses.delivered(arrival.slot)
     if (arrival.ok) {
       this.ended(call, arrival.wire)
       return arrival.wire
