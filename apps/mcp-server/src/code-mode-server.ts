@@ -1,4 +1,5 @@
-import type { ResolvedLimits, RunEventListener, Sandbox } from '@cordon/core'
+import type { ResolvedLimits, RunEventListener, RunResult, Sandbox, ToolSet } from '@cordon/core'
+import { settleByElicitation } from './approval-elicitation.js'
 import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
 import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
@@ -66,16 +67,19 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
     },
     async ({ code, ...requested }, extra): Promise<CallToolResult> => {
       const { limits, notes } = limitsForCall(ceilings, requested, options.perCallLimits)
-      return gated(extra, async (onEvent) =>
-        formatRunResult(
-          await sandbox.run(code, { tools: options.catalog().tools, ...limits, signal: extra.signal, ...(onEvent && { onEvent }) }),
-          code,
-          ceilings,
-          notes,
-        ),
-      )
+      return gated(extra, async (onEvent) => {
+        const tools = options.catalog().tools
+        const result = await sandbox.run(code, { tools, ...limits, signal: extra.signal, ...(onEvent && { onEvent }) })
+        return formatRunResult(await settle(result, tools, extra, onEvent), code, ceilings, notes)
+      })
     },
   )
+
+  /** A paused run: ask the user directly when the client supports elicitation; else the model gets the continuation. */
+  function settle(result: RunResult, tools: ToolSet, extra: RequestExtra, onEvent: RunEventListener | undefined): Promise<RunResult> {
+    if (!result.interrupted || server.server.getClientCapabilities()?.elicitation === undefined) return Promise.resolve(result)
+    return settleByElicitation(result, { sandbox, tools, extra, onEvent })
+  }
 
   /** One run under the client's admission gate, with progress when the client asked for it. */
   async function gated(
@@ -135,13 +139,9 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
       async ({ continuation, approve, reason }, extra): Promise<CallToolResult> =>
         gated(extra, async (onEvent) => {
           const decision = approve ? { answer: true } : { reject: reason ?? 'the user did not approve this call' }
-          const result = await sandbox.resume(continuation, {
-            ...decision,
-            tools: options.catalog().tools,
-            signal: extra.signal,
-            ...(onEvent && { onEvent }),
-          })
-          return formatRunResult(result, '', ceilings, [])
+          const tools = options.catalog().tools
+          const result = await sandbox.resume(continuation, { ...decision, tools, signal: extra.signal, ...(onEvent && { onEvent }) })
+          return formatRunResult(await settle(result, tools, extra, onEvent), '', ceilings, [])
         }),
     )
   }

@@ -1,3 +1,4 @@
+import { ElicitRequestSchema, type ElicitRequest, type ElicitResult } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { callTool, connect, DEMO_UPSTREAM, runJavaScript, writeConfig, type Connection } from './helpers.js'
 
@@ -67,6 +68,45 @@ describe('approvals: a tool marked needsApproval pauses run_javascript, resume_j
     const result = await callTool(server.client, 'resume_javascript', { continuation: tampered, approve: true })
     expect(result.isError).toBe(true)
     expect(result.texts[0]).toMatch(/^INVALID_CONTINUATION: /)
+  })
+})
+
+describe('a client that supports elicitation is asked directly, within the run_javascript call', () => {
+  let server: Connection
+  const asked: string[] = []
+  let reply: (request: ElicitRequest) => ElicitResult = () => ({ action: 'cancel' })
+
+  beforeAll(async () => {
+    server = await connect(writeConfig({ mcpServers: { demo: { ...DEMO_UPSTREAM, needsApproval: true } }, backend: 'quickjs' }), 'stdio', {
+      capabilities: { elicitation: { form: {} } },
+    })
+    server.client.setRequestHandler(ElicitRequestSchema, (request) => {
+      asked.push(request.params.message)
+      return reply(request)
+    })
+  })
+  afterAll(async () => {
+    await server?.close()
+  })
+
+  const PROGRAM =
+    'const a = await demo.add({ a: 1, b: 2 }); let g; try { g = await demo.greet({ name: "bo" }) } catch (e) { g = "no: " + e.message }; return [a.sum, g]'
+
+  it('accepting approves each call; declining reaches the program as an error', async () => {
+    asked.length = 0
+    reply = (request) => ({ action: request.params.message.includes('demo.add') ? 'accept' : 'decline', content: { approve: true } })
+    const result = await runJavaScript(server.client, PROGRAM)
+    expect(result.isError).toBeFalsy()
+    expect(JSON.parse(result.texts[0]!)).toEqual([3, 'no: the user declined this call'])
+    expect(asked).toHaveLength(2)
+    expect(asked[0]).toContain('demo.add with {"a":1,"b":2}')
+  })
+
+  it('a dismissed question leaves the continuation for resume_javascript', async () => {
+    reply = () => ({ action: 'cancel' })
+    const result = await runJavaScript(server.client, PROGRAM)
+    expect(result.texts[0]).toContain('APPROVAL_REQUIRED: the program wants to call demo.add')
+    expect(continuationIn(result.texts)).toMatch(/^c1\./)
   })
 })
 
