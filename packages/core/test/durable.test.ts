@@ -205,6 +205,23 @@ describe('pausing', () => {
   })
 })
 
+describe('sync tools', () => {
+  it('are recorded, replayed without being called, and can pause the run', async () => {
+    const sandbox = sandboxWith({ keys: [KEY_A] })
+    let reads = 0
+    const syncTools: ToolSet = {
+      'kv.get': { sync: true, execute: (key: string) => `${key}=${++reads}` },
+      'kv.confirm': { sync: true, needsApproval: (key: string) => key === 'danger', execute: (key: string) => `confirmed ${key}` },
+    }
+    const code = `const a = kv.get('x'); const b = kv.confirm('safe'); const c = kv.confirm('danger'); return [a, b, c, kv.get('y')]`
+    const paused = await sandbox.run(code, { tools: syncTools })
+    expect(paused).toMatchObject({ interrupted: true, interrupt: { reason: 'approval', tool: 'kv.confirm', args: 'danger' } })
+    const resumed = await sandbox.resume(continuationOf(paused), { answer: true, tools: syncTools })
+    expect(resumed).toMatchObject({ ok: true, value: ['x=1', 'confirmed safe', 'confirmed danger', 'y=2'] })
+    expect(reads).toBe(2)
+  })
+})
+
 describe('the ledger digest', () => {
   it('is SHA-256: the same bytes as WebCrypto at every block boundary', async () => {
     const { sha256 } = await import('../src/durable/sha256.js')
