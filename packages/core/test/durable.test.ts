@@ -205,6 +205,17 @@ describe('pausing', () => {
   })
 })
 
+describe('divergence', () => {
+  it('a resumed program that throws before it has made every recorded call diverged', async () => {
+    const sandbox = sandboxWith({ keys: [KEY_A] })
+    const reading: ToolSet = { ...tools, read: { execute: () => 1 } }
+    const code = `if (mode === 'throw') throw new Error('changed its mind'); await read(); return await ask.human(1)`
+    const token = continuationOf(await sandbox.run(code, { tools: reading, globals: { mode: 'go' } }))
+    const resumed = await sandbox.resume(token, { answer: 1, tools: reading, globals: { mode: 'throw' } })
+    expect(resumed).toMatchObject({ ok: false, error: { code: 'REPLAY_DIVERGED', message: expect.stringMatching(/after 0 of the 2/) } })
+  })
+})
+
 describe('sync tools', () => {
   it('are recorded, replayed without being called, and can pause the run', async () => {
     const sandbox = sandboxWith({ keys: [KEY_A] })

@@ -95,7 +95,9 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
       bridge.logs.closed = true
       result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program))
     } else {
-      const replayEnd = outcome.ok && reason === undefined ? plan.durable?.ledger.unfinishedReplay() : undefined
+      // A resumed program that ended by itself (a value or a throw) before every recorded call diverged.
+      const endedByItself = reason === undefined && (outcome.ok || outcome.error.code === 'RUNTIME_ERROR')
+      const replayEnd = endedByItself ? plan.durable?.ledger.unfinishedReplay() : undefined
       bridge.logs.closed = true
       result = toResult(
         plan,
@@ -184,7 +186,7 @@ function crashError(error: unknown): RunError {
   return { code: 'BACKEND_CRASHED', message: `the backend failed: ${error instanceof Error ? error.message : String(error)}` }
 }
 
-export function toResult(
+function toResult(
   plan: RunPlan,
   outcome: ExecuteOutcome,
   reason: SandboxError | undefined,
