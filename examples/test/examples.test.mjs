@@ -46,6 +46,15 @@ it('guarded-fetch.mjs: the host fetches for the guest with the key it never sees
   expect(out).toContain('API_KEY in the guest: undefined')
 })
 
+it('approval.mjs: a run paused for approval resumes from a stored continuation; a tampered one is refused', async () => {
+  const out = await runExample('approval.mjs')
+  expect(out).toContain('paused: git.deleteBranch({"name":"feature/login"}) needs approval')
+  expect(out).toContain("resumed after a no: [ 'kept feature/login (ada said no)', 'deleted old/experiment' ]")
+  expect(out).toContain('tampered continuation: INVALID_CONTINUATION')
+  const inline = await runInline('approval.mjs')
+  expect(inline).toContain("resumed after a no: [ 'kept feature/login (ada said no)', 'deleted old/experiment' ]")
+})
+
 it("both examples print the same with QuickJS on the host's thread (thread: 'inline')", async () => {
   const host = await runInline('plugin-host.mjs')
   expect(host).toContain('hello grace (#2, last was ada)')

@@ -2,7 +2,7 @@ import type { Sandbox, ToolSet } from '@cordon/core'
 import { checkTools, type RefusedTool } from './check-tools.js'
 import { declarationsFor, type Declarations } from './declarations.js'
 import { guestNamespace, type GuestNamespace } from './guest-catalog.js'
-import { hostTools } from './host-tools.js'
+import { hostTools, type NeedsApproval } from './host-tools.js'
 import { log } from './log.js'
 import type { UnavailableUpstream } from './start-upstreams.js'
 import { statusListeners, type Upstream } from './upstream.js'
@@ -37,13 +37,19 @@ export async function createCatalog(
   upstreams: Upstream[],
   unavailable: UnavailableUpstream[],
   callTimeoutMs: number,
+  needsApproval?: NeedsApproval,
 ): Promise<Catalog> {
   const listeners = statusListeners()
   let built: Omit<CatalogView, 'down' | 'unavailable'>
 
   const build = async (): Promise<Omit<CatalogView, 'down' | 'unavailable'>> => {
     const { accepted: namespaces, refused } = await checkTools(sandbox, upstreams.map(guestNamespace))
-    return { namespaces, refused, declarations: await declarationsFor(namespaces), tools: hostTools(namespaces, callTimeoutMs) }
+    return {
+      namespaces,
+      refused,
+      declarations: await declarationsFor(namespaces),
+      tools: hostTools(namespaces, callTimeoutMs, needsApproval),
+    }
   }
   built = await build()
   for (const { label, reason } of built.refused) log(`cordon refused ${label}, it is left out: ${reason}`)

@@ -1,4 +1,7 @@
-import type { ResolvedLimits, Sandbox } from '@cordon/core'
+import type { ResolvedLimits, RunEventListener, RunResult, Sandbox, ToolSet } from '@cordon/core'
+import { settleByElicitation } from './approval-elicitation.js'
+import type { RequestHandlerExtra } from '@modelcontextprotocol/sdk/shared/protocol.js'
+import type { ServerNotification, ServerRequest } from '@modelcontextprotocol/sdk/types.js'
 import { McpServer } from '@modelcontextprotocol/sdk/server/mcp.js'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { z } from 'zod'
@@ -13,6 +16,7 @@ export const RUN_TOOL = 'run_javascript'
 export const DECLARATIONS_TOOL = 'get_declarations'
 export const SEARCH_TOOL = 'search_tools'
 export const DECLARATIONS_URI = 'cordon://declarations.d.ts'
+export const RESUME_TOOL = 'resume_javascript'
 
 export interface CodeModeServerOptions {
   version: string
@@ -28,6 +32,8 @@ export interface CodeModeServerOptions {
   ceilings: ResolvedLimits
   /** The limits a call may lower (memoryMb only where the backend enforces it). */
   perCallLimits: readonly PerCallLimit[]
+  /** Some upstream tools need approval (config `needsApproval`): offer resume_javascript. */
+  approvals?: boolean
   /** Admission control for this server's client (HTTP); none over stdio. */
   runGate?: RunGate
 }
@@ -61,40 +67,84 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
     },
     async ({ code, ...requested }, extra): Promise<CallToolResult> => {
       const { limits, notes } = limitsForCall(ceilings, requested, options.perCallLimits)
-      const release = options.runGate === undefined ? () => undefined : options.runGate.tryEnter()
-      if (release === undefined) {
-        const limit = options.runGate!.limit
-        return {
-          isError: true,
-          content: [
-            {
-              type: 'text',
-              text: `TOO_MANY_RUNS: this client already has ${limit} ${RUN_TOOL} calls in flight, the most this server allows; wait for one to finish`,
-            },
-          ],
-        }
-      }
-      try {
-        // The client asked for progress: the program's console output and tool calls as they happen.
-        const progressToken = extra._meta?.progressToken
-        const progress = progressToken === undefined ? undefined : runProgress(progressToken, extra.sendNotification)
-        const result = await sandbox.run(code, {
-          tools: options.catalog().tools,
-          ...limits,
-          signal: extra.signal,
-          ...(progress !== undefined && { onEvent: progress.onEvent }),
-        })
-        await progress?.sent()
-        return formatRunResult(result, code, ceilings, notes)
-      } catch (error) {
-        // run() throws only for host-side problems (bad options, a disposed sandbox).
-        const { code: errorCode = 'INTERNAL', message } = error as { code?: string; message: string }
-        return { isError: true, content: [{ type: 'text', text: `${errorCode}: ${message}` }] }
-      } finally {
-        release()
-      }
+      return gated(extra, async (onEvent) => {
+        const tools = options.catalog().tools
+        const result = await sandbox.run(code, { tools, ...limits, signal: extra.signal, ...(onEvent && { onEvent }) })
+        return formatRunResult(await settle(result, tools, extra, onEvent), code, ceilings, notes)
+      })
     },
   )
+
+  /** A paused run: ask the user directly when the client supports elicitation; else the model gets the continuation. */
+  function settle(result: RunResult, tools: ToolSet, extra: RequestExtra, onEvent: RunEventListener | undefined): Promise<RunResult> {
+    if (!result.interrupted || server.server.getClientCapabilities()?.elicitation === undefined) return Promise.resolve(result)
+    return settleByElicitation(result, { sandbox, tools, extra, onEvent })
+  }
+
+  /** One run under the client's admission gate, with progress when the client asked for it. */
+  async function gated(
+    extra: RequestExtra,
+    run: (onEvent: RunEventListener | undefined) => Promise<CallToolResult>,
+  ): Promise<CallToolResult> {
+    const release = options.runGate === undefined ? () => undefined : options.runGate.tryEnter()
+    if (release === undefined) {
+      const limit = options.runGate!.limit
+      return {
+        isError: true,
+        content: [
+          {
+            type: 'text',
+            text: `TOO_MANY_RUNS: this client already has ${limit} ${RUN_TOOL} calls in flight, the most this server allows; wait for one to finish`,
+          },
+        ],
+      }
+    }
+    try {
+      // The client asked for progress: the program's console output and tool calls as they happen.
+      const progressToken = extra._meta?.progressToken
+      const progress = progressToken === undefined ? undefined : runProgress(progressToken, extra.sendNotification)
+      const result = await run(progress?.onEvent)
+      await progress?.sent()
+      return result
+    } catch (error) {
+      // run() and resume() throw only for host-side problems (bad options, a disposed sandbox, a refused continuation).
+      const { code: errorCode = 'INTERNAL', message } = error as { code?: string; message: string }
+      return { isError: true, content: [{ type: 'text', text: `${errorCode}: ${message}` }] }
+    } finally {
+      release()
+    }
+  }
+
+  if (options.approvals === true) {
+    server.registerTool(
+      RESUME_TOOL,
+      {
+        title: 'Resume a JavaScript run that waits for approval',
+        description:
+          `Continues a ${RUN_TOOL} program that paused because it called a tool that needs the user's approval. ` +
+          `Ask the user first and pass their decision: approve true runs the tool and the program goes on; approve false ` +
+          `makes the tool call throw an Error with the reason, which the program may catch. Tool calls made before the ` +
+          `pause are not made again. The program may pause again at the next call that needs approval.`,
+        inputSchema: {
+          continuation: z
+            .string()
+            .min(1)
+            .describe(`The continuation from the ${RUN_TOOL} (or ${RESUME_TOOL}) result that asked for approval.`),
+          approve: z.boolean().describe("The user's decision."),
+          reason: z.string().optional().describe('Why the user refused (the program sees it as the error message).'),
+        },
+        // Approving runs the tool the program asked for.
+        annotations: { readOnlyHint: false, destructiveHint: true, openWorldHint: true },
+      },
+      async ({ continuation, approve, reason }, extra): Promise<CallToolResult> =>
+        gated(extra, async (onEvent) => {
+          const decision = approve ? { answer: true } : { reject: reason ?? 'the user did not approve this call' }
+          const tools = options.catalog().tools
+          const result = await sandbox.resume(continuation, { ...decision, tools, signal: extra.signal, ...(onEvent && { onEvent }) })
+          return formatRunResult(await settle(result, tools, extra, onEvent), '', ceilings, [])
+        }),
+    )
+  }
 
   if (options.watchDescription !== undefined) {
     // Connected clients hear about it through notifications/tools/list_changed (the SDK sends it on update).
@@ -194,6 +244,8 @@ export function createCodeModeServer(options: CodeModeServerOptions): McpServer 
   )
   return server
 }
+
+type RequestExtra = RequestHandlerExtra<ServerRequest, ServerNotification>
 
 function runInputShape(ceilings: ResolvedLimits) {
   const limit = (name: PerCallLimit, min: number, what: string) =>

@@ -44,6 +44,11 @@ const upstreamSchema = z
     startupTimeoutMs: z.int().positive().default(30_000),
     /** Deadline of one tool call (the run's own deadline applies too). */
     callTimeoutMs: z.int().positive().optional(),
+    /**
+     * Tools (as the upstream names them) that a person must approve: a program calling one pauses
+     * and `resume_javascript` continues it. `true`: every tool of this upstream.
+     */
+    needsApproval: z.union([z.boolean(), z.array(z.string().min(1))]).default(false),
   })
   .superRefine((entry, ctx) => {
     const problem = (path: string, message: string) => ctx.addIssue({ code: 'custom', path: [path], message })

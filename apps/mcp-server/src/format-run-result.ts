@@ -1,4 +1,4 @@
-import type { LogEntry, ResolvedLimits, RunResult } from '@cordon/core'
+import type { LogEntry, ResolvedLimits, RunInterrupted, RunResult } from '@cordon/core'
 import type { CallToolResult } from '@modelcontextprotocol/sdk/types.js'
 import { jsonValue } from './json-value.js'
 
@@ -12,6 +12,7 @@ const NO_VALUE = 'undefined (the program produced no value: end it with an expre
  * a lowered limit. A failed run is `isError: true`, so clients and models see it failed.
  */
 export function formatRunResult(result: RunResult, code: string, ceilings: ResolvedLimits, notes: readonly string[]): CallToolResult {
+  if (result.interrupted) return approvalRequest(result)
   const content: TextBlock[] = [text(result.ok ? valueText(result.value) : errorText(result, code, ceilings))]
   const logs = logsText(result.logs, result.stats.logsDropped)
   if (logs !== undefined) content.push(text(logs))
@@ -66,4 +67,22 @@ function logsText(logs: readonly LogEntry[], dropped: number): string | undefine
 
 function text(value: string): TextBlock {
   return { type: 'text', text: value }
+}
+
+/**
+ * A run paused for approval: not an error. The model asks the user, then calls resume_javascript
+ * with the continuation and the decision; the continuation is signed, so it cannot be changed.
+ */
+function approvalRequest(result: RunInterrupted): CallToolResult {
+  const { tool, args } = result.interrupt
+  const lines = [
+    `APPROVAL_REQUIRED: the program wants to call ${tool} with ${JSON.stringify(jsonValue(args))}.`,
+    'Ask the user whether to allow it, then call resume_javascript with this continuation and their decision',
+    '(approve: true, or approve: false with a reason). Calls made before this one will not be made again.',
+    `continuation: ${result.continuation}`,
+  ]
+  const content: TextBlock[] = [text(lines.join('\n'))]
+  const logs = logsText(result.logs, result.stats.logsDropped)
+  if (logs !== undefined) content.push(text(logs))
+  return { content, structuredContent: { approvalRequired: { tool, args: jsonValue(args), continuation: result.continuation } } }
 }

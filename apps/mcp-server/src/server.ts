@@ -2,9 +2,10 @@
 // cordon sandbox, with the tools of upstream MCP servers as namespaces inside it. This file
 // wires the steps together; each step lives in its own file.
 import { createRequire } from 'node:module'
-import { createSandbox, isSandboxError, type Sandbox } from '@cordon/core'
+import { createSandbox, isSandboxError, type DurableOptions, type Sandbox } from '@cordon/core'
 import { selectBackend } from '@cordon/select'
 import { StdioServerTransport } from '@modelcontextprotocol/sdk/server/stdio.js'
+import { approvalRule, durableOptions } from './approval.js'
 import { ceilingsFrom, PER_CALL_LIMITS } from './call-limits.js'
 import { createCatalog } from './catalog.js'
 import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type Invocation } from './cli-args.js'
@@ -57,9 +58,20 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
   const { config } = loaded
   const ceilings = ceilingsFrom(config.limits)
 
+  // Tools a person must approve pause run_javascript; resume_javascript continues from a signed continuation.
+  const approval = approvalRule(config)
+  let durable: ReturnType<typeof durableOptions> | undefined
+  try {
+    durable = approval && durableOptions()
+  } catch (error) {
+    return startupFailed(shutdown, 'bad config', error)
+  }
+  if (durable !== undefined && !durable.fromEnvironment) {
+    log('approvals: continuations are signed with a key of this process; set CORDON_MCP_DURABLE_KEY to resume after a restart')
+  }
   // The sandbox and the upstreams start at the same time: both take a while.
   const [sandboxOutcome, upstreamsOutcome] = await Promise.allSettled([
-    openSandbox(config.backend, ceilings),
+    openSandbox(config.backend, ceilings, durable?.options),
     startUpstreams(config, { configDirectory: loaded.directory, version }),
   ])
   if (sandboxOutcome.status === 'fulfilled') shutdown.add(() => sandboxOutcome.value.dispose())
@@ -73,7 +85,7 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
   const sandbox = sandboxOutcome.value
   const { upstreams, unavailable, retryable } = upstreamsOutcome.value
 
-  const catalog = await createCatalog(sandbox, upstreams, unavailable, ceilings.timeoutMs)
+  const catalog = await createCatalog(sandbox, upstreams, unavailable, ceilings.timeoutMs, approval)
   const upstreamOptions = { configDirectory: loaded.directory, version }
   for (const { name, entry } of retryable) {
     // One that connects joins `upstreams` through the catalog, and is closed at shutdown with the others.
@@ -91,6 +103,7 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
     },
     watchDescription: (listener) => catalog.onChange(listener),
     ceilings,
+    approvals: approval !== undefined,
     perCallLimits: sandbox.backend.capabilities.memoryLimit ? PER_CALL_LIMITS : PER_CALL_LIMITS.filter((name) => name !== 'memoryMb'),
   }
   let listening = 'over stdio'
@@ -137,11 +150,15 @@ async function readConfig(file: string | undefined): Promise<LoadedConfig> {
 }
 
 /** The sandbox every run uses: the configured backend (or the strongest that works), the config's limits as defaults. */
-async function openSandbox(backendChoice: string, ceilings: ReturnType<typeof ceilingsFrom>): Promise<Sandbox> {
+async function openSandbox(
+  backendChoice: string,
+  ceilings: ReturnType<typeof ceilingsFrom>,
+  durable: DurableOptions | undefined,
+): Promise<Sandbox> {
   const { backend } = await selectBackend(backendChoice === 'auto' ? {} : { backend: backendChoice })
   const { memoryMb: _memoryMb, ...others } = ceilings
   try {
-    return createSandbox(backend, backend.capabilities.memoryLimit ? ceilings : others)
+    return createSandbox(backend, { ...(backend.capabilities.memoryLimit ? ceilings : others), ...(durable && { durable }) })
   } catch (error) {
     await backend.dispose()
     // Core checks each limit's range; its message names the limit and the allowed range.

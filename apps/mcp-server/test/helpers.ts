@@ -7,7 +7,7 @@ import { fileURLToPath } from 'node:url'
 import { Client } from '@modelcontextprotocol/sdk/client/index.js'
 import { getDefaultEnvironment, StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js'
 import { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js'
-import type { CallToolResult, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
+import type { CallToolResult, ClientCapabilities, JSONRPCMessage } from '@modelcontextprotocol/sdk/types.js'
 import { afterAll } from 'vitest'
 
 export const SERVER = fileURLToPath(new URL('../dist/server.js', import.meta.url))
@@ -79,7 +79,15 @@ export interface Connection {
 export async function connect(
   configFile: string,
   transport: TransportKind = 'stdio',
-  { args = [], env }: { args?: readonly string[]; env?: Record<string, string> } = {},
+  {
+    args = [],
+    env,
+    capabilities,
+  }: {
+    args?: readonly string[]
+    env?: Record<string, string>
+    /** stdio only: what the client declares (e.g. elicitation). */ capabilities?: ClientCapabilities
+  } = {},
 ): Promise<Connection> {
   if (transport === 'http') {
     const server = await startHttpServer(['--config', configFile, ...args], { env })
@@ -107,7 +115,7 @@ export async function connect(
   })
   let stderr = ''
   stdio.stderr?.on('data', (chunk: Buffer) => (stderr += chunk.toString()))
-  const client = new Client({ name: 'cordon-mcp-tests', version: '0.0.0' })
+  const client = new Client({ name: 'cordon-mcp-tests', version: '0.0.0' }, capabilities && { capabilities })
   try {
     await client.connect(stdio)
   } catch (error) {

@@ -6,6 +6,7 @@ import { dosChecks } from './groups/dos.js'
 import { errorsChecks } from './groups/errors.js'
 import { eventsChecks } from './groups/events.js'
 import { fetchChecks } from './groups/fetch.js'
+import { durableChecks } from './groups/durable.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -41,6 +42,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   preemption: preemptionChecks,
   events: eventsChecks,
   fetch: fetchChecks,
+  durable: durableChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -103,6 +105,7 @@ export const describePoisoning = describer('poisoning')
 export const describePreemption = describer('preemption')
 export const describeEvents = describer('events')
 export const describeFetch = describer('fetch')
+export const describeDurable = describer('durable')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -4,6 +4,7 @@ export {
   describeCapabilities,
   describeConcurrency,
   describeDos,
+  describeDurable,
   describeErrors,
   describeEvents,
   describeFetch,

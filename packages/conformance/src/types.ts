@@ -22,6 +22,7 @@ export const CONFORMANCE_GROUPS = [
   'preemption',
   'events',
   'fetch',
+  'durable',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -7,6 +7,7 @@ import { conformanceChecks, conformanceGroups } from '../src/describe.js'
 import { runConformanceCheck } from '../src/runner.js'
 import { CONFORMANCE_GROUPS, type BackendFactory, type ConformanceCheck, type ConformanceOptions } from '../src/types.js'
 import {
+  createClockIgnoringBackend,
   createEnvExposingBackend,
   createFetchExposingBackend,
   createHostExposingBackend,
@@ -15,6 +16,7 @@ import {
   createMemoryLeakingBackend,
   createSessionSharingBackend,
   createTimeoutIgnoringBackend,
+  createToolRetryingBackend,
 } from './fakes/broken-backends.js'
 import { createVmBackend } from './fakes/vm-backend.js'
 import type { SandboxBackend } from '@cordon/core/backend'
@@ -37,6 +39,7 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
       'logs are kept when the run times out',
       'ABORTED: aborting the signal mid-run ends the run promptly, logs kept',
       'runs in flight when dispose() is called resolve ABORTED',
+      'pause: ctx.interrupt ends the run at once with INTERRUPTED, its payload, the logs so far and a continuation',
     ],
   },
   {
@@ -85,6 +88,19 @@ const BROKEN: { name: string; factory: BackendFactory; mustFail: string[]; optio
     mustFail: [
       'without the fetch option the guest has no fetch, Headers, Request or Response',
       'fetch attack: loopback in every spelling is refused without allowPrivateAddresses; unspecified and metadata addresses even with it',
+    ],
+  },
+  {
+    name: "a backend that drops the durable clock from the guest's setup",
+    factory: createClockIgnoringBackend,
+    mustFail: ['Date and Math.random: the same values under replay, and time moves with timers only'],
+  },
+  {
+    name: 'a backend that retries every tool call once',
+    factory: createToolRetryingBackend,
+    mustFail: [
+      'replay answers results and errors from the ledger, each resume of one continuation alike, calling no tool again',
+      'resume with an answer: the paused call resolves with it, recorded calls are not made again, the rest runs live',
     ],
   },
   {

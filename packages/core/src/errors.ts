@@ -1,6 +1,6 @@
 /**
- * Every error code a run can end with, plus the two codes used for host misuse
- * (thrown, never returned in a RunResult).
+ * Every error code a run can end with, plus the codes thrown for host misuse (INVALID_OPTIONS,
+ * DISPOSED, INVALID_CONTINUATION), never returned in a RunResult.
  */
 export const ERROR_CODES = [
   'SYNTAX_ERROR',
@@ -15,8 +15,14 @@ export const ERROR_CODES = [
   'BACKEND_UNAVAILABLE',
   'BACKEND_CRASHED',
   'INTERNAL',
+  /** A tool paused the run (`ctx.interrupt`, `needsApproval`); the result carries a continuation. */
+  'INTERRUPTED',
+  /** A resumed program made a tool call other than the one recorded at its place, or too few. */
+  'REPLAY_DIVERGED',
   'INVALID_OPTIONS',
   'DISPOSED',
+  /** `resume` was given a continuation that is tampered, foreign, expired or for other code or tools. */
+  'INVALID_CONTINUATION',
 ] as const
 
 export type ErrorCode = (typeof ERROR_CODES)[number]

@@ -1,4 +1,6 @@
 import type { FetchOptions } from './fetch/fetch-options.js'
+import type { ToolInterrupt } from './durable/interrupt.js'
+import type { DurableOptions } from './durable/durable-options.js'
 import type { Limits } from './limits.js'
 import type { RunEventListener } from './run/events.js'
 
@@ -10,6 +12,13 @@ export interface ToolContext {
   signal: AbortSignal
   /** The dotted tool name that was called. */
   name: string
+  /**
+   * Pauses the run: `return ctx.interrupt(payload)` ends it at once with an INTERRUPTED result
+   * that carries `payload` and a signed `continuation`; `sandbox.resume(continuation, { answer })`
+   * later gives this call `answer` as its result. Needs `createSandbox(backend, { durable })`;
+   * elsewhere (and in sessions) the run ends with UNSUPPORTED.
+   */
+  interrupt(payload?: unknown): ToolInterrupt
 }
 
 // `any` by default, as tool libraries do: `execute` is typed by its `inputSchema` or its own annotation.
@@ -30,7 +39,14 @@ export interface ToolDefinition<Args = any, Result = unknown> {
    * synchronously.
    */
   timeoutMs?: number
-  execute(args: Args, context: ToolContext): Result | Promise<Result>
+  /**
+   * Ask before each call (or those for which the function returns true): the run pauses before
+   * `execute` runs, as with `ctx.interrupt`, and `resume(continuation, { answer })` approves the
+   * call (execute then runs; the answer's value is not used) while `{ reject }` refuses it (the
+   * guest's call rejects). Sugar over `ctx.interrupt`, with the same requirements.
+   */
+  needsApproval?: boolean | ((args: Args) => boolean | Promise<boolean>)
+  execute(args: Args, context: ToolContext): Result | ToolInterrupt | Promise<Result | ToolInterrupt>
 }
 
 export type ToolSet = Record<string, ToolDefinition>
@@ -71,4 +87,7 @@ export interface RunOptions extends Partial<Limits> {
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */
-export type SandboxDefaults = Omit<RunOptions, 'signal'>
+export type SandboxDefaults = Omit<RunOptions, 'signal'> & {
+  /** Lets tools pause runs and `sandbox.resume` continue them (see DurableOptions). Off by default. */
+  durable?: DurableOptions
+}

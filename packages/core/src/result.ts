@@ -38,5 +38,55 @@ export interface RunStats {
   logsDropped: number
 }
 
-export type RunResult<T = unknown> =
-  { ok: true; value: T; logs: LogEntry[]; stats: RunStats } | { ok: false; error: RunError; logs: LogEntry[]; stats: RunStats }
+/** The program finished with a value. */
+export interface RunSuccess<T = unknown> {
+  ok: true
+  value: T
+  logs: LogEntry[]
+  stats: RunStats
+  interrupted?: undefined
+}
+
+/** The program failed or was stopped (see `error.code`). */
+export interface RunFailure {
+  ok: false
+  error: RunError
+  logs: LogEntry[]
+  stats: RunStats
+  interrupted?: undefined
+}
+
+/** The call that paused a run. */
+export interface RunInterrupt {
+  /** `interrupt`: the tool returned `ctx.interrupt(payload)`; `approval`: the tool has `needsApproval`. */
+  reason: 'interrupt' | 'approval'
+  /** The dotted name of the tool that was called. */
+  tool: string
+  /** The call's arguments as the tool received them (after validation). */
+  args: unknown
+  /** What the tool passed to `ctx.interrupt` (undefined for `approval`). Never enters the continuation. */
+  payload: unknown
+}
+
+/**
+ * A tool paused the run (`ctx.interrupt`, `needsApproval`). The guest was stopped and nothing of
+ * it is kept; `continuation` is all `sandbox.resume` needs. `ok` is false so that code written for
+ * two outcomes treats a pause as "no value"; `interrupted` tells it apart.
+ */
+export interface RunInterrupted {
+  ok: false
+  interrupted: true
+  /** `code` is always INTERRUPTED (typed as RunError so that results can be copied with a changed error). */
+  error: RunError
+  interrupt: RunInterrupt
+  /** Signed (optionally encrypted) text to pass to `sandbox.resume`; safe to store or send. */
+  continuation: string
+  /** The continuation's random id, for your own bookkeeping and `durable.claim` (single use). */
+  continuationId: string
+  /** Logs and stats of this run so far (a resume replays the program, so its logs start over). */
+  logs: LogEntry[]
+  stats: RunStats
+}
+
+/** Narrow with `ok`, then `interrupted`: `if (r.ok) … else if (r.interrupted) … else r.error`. */
+export type RunResult<T = unknown> = RunSuccess<T> | RunFailure | RunInterrupted

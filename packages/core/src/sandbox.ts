@@ -9,6 +9,11 @@ import { executeRun, prepareRun } from './run/run-program.js'
 import { registerTools } from './run/tool-registry.js'
 import { openSession } from './session.js'
 import type { Session, SessionOptions } from './session-types.js'
+import { resolveDurableOptions } from './durable/durable-options.js'
+import { firstRunPlan } from './durable/durable-plan.js'
+import { checkResumeOptions, prepareResume } from './durable/prepare-resume.js'
+import type { ResumeOptions } from './durable/resume-options.js'
+import { DEFAULT_LIMITS } from './limits.js'
 
 /**
  * Wraps a backend in the user API. Limits resolve as: built-in defaults < CORDON_*
@@ -18,10 +23,12 @@ import type { Session, SessionOptions } from './session-types.js'
 /** Numbers each sandbox's default partition. */
 let sandboxCount = 0
 
-export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults = {}): Sandbox {
+export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxDefaults = {}): Sandbox {
   checkBackend(backend)
   const ownPartition = `sandbox-${++sandboxCount}`
   const envLimits = environmentLimits()
+  const { durable: durableOption, ...defaults } = sandboxDefaults
+  const durable = resolveDurableOptions(durableOption)
   const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
   registerTools(defaults.tools)
   const active = new Set<AbortController>()
@@ -51,6 +58,47 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
       startedAt,
       startedPerf,
       partition: merged.partition ?? ownPartition,
+      durable: durable && firstRunPlan(durable, limits, code, startedAt),
+    }
+    const prepared = await prepareRun(plan)
+    active.add(disposal)
+    try {
+      return (await executeRun(plan, prepared)) as RunResult<T>
+    } finally {
+      active.delete(disposal)
+    }
+  }
+
+  async function resume<T>(continuation: string, options: ResumeOptions): Promise<RunResult<T>> {
+    const startedAt = Date.now()
+    const startedPerf = performance.now()
+    if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    if (durable === undefined) {
+      throw new SandboxError('INVALID_OPTIONS', 'resume needs durable keys: createSandbox(backend, { durable: { keys: [secret] } })')
+    }
+    const checked = checkResumeOptions(options)
+    const { tools, signal: userSignal, onEvent, includeToolValuesInEvents } = checked
+    checkOptions({ signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals }, 'resume options', true)
+    const registry = registerTools(tools ?? defaults.tools)
+    const resumed = await prepareResume(continuation, checked, registry, durable)
+    const disposal = new AbortController()
+    const plan = {
+      backend,
+      code: resumed.state.code,
+      options: {
+        tools: tools ?? defaults.tools,
+        globals: checked.globals ?? defaults.globals,
+        signal: userSignal ? AbortSignal.any([disposal.signal, userSignal]) : disposal.signal,
+        onEvent: onEvent ?? defaults.onEvent,
+        includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+      },
+      limits: resumed.limits,
+      registry,
+      memoryExplicit: resumed.limits.memoryMb !== DEFAULT_LIMITS.memoryMb,
+      startedAt,
+      startedPerf,
+      durable: resumed.durable,
+      partition: defaults.partition ?? ownPartition,
     }
     const prepared = await prepareRun(plan)
     active.add(disposal)
@@ -97,6 +145,7 @@ export function createSandbox(backend: SandboxBackend, defaults: SandboxDefaults
   return {
     backend,
     run,
+    resume,
     createSession,
     sessions: () => [...sessions.values()].map((session) => session.info()),
     get sessionCount() {

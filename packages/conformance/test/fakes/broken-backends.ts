@@ -52,3 +52,36 @@ export const createLogHoldingBackend = (): SandboxBackend => {
 
 /** Hands the guest the host's own fetch: no allow list, no address checks, the host's network. */
 export const createFetchExposingBackend = (): SandboxBackend => createVmBackend({ name: 'broken-exposes-fetch', exposeFetch: true })
+
+/** Drops the durable clock from the guest's setup: Date and Math.random are the engine's own. */
+export const createClockIgnoringBackend = (): SandboxBackend => {
+  const backend = createVmBackend({ name: 'broken-ignores-clock' })
+  return {
+    ...backend,
+    execute: (request) => {
+      const setup = JSON.parse(request.setup) as Record<string, unknown>
+      delete setup.clock
+      return backend.execute({ ...request, setup: JSON.stringify(setup) })
+    },
+  }
+}
+
+/** Retries every tool call once, keeping the second answer: host tools run twice. */
+export const createToolRetryingBackend = (): SandboxBackend => {
+  const backend = createVmBackend({ name: 'broken-retries-tools' })
+  return {
+    ...backend,
+    execute(request) {
+      const host: ToolBridge = {
+        log: (level, message) => request.host.log(level, message),
+        callTool: (name, args) =>
+          request.host
+            .callTool(name, args)
+            .catch(() => undefined)
+            .then(() => request.host.callTool(name, args)),
+        callToolSync: (name, args) => request.host.callToolSync(name, args),
+      }
+      return backend.execute({ ...request, host })
+    },
+  }
+}

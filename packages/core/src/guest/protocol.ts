@@ -48,4 +48,6 @@ export interface GuestSetup {
   globals: unknown
   /** The run has the `fetch` option: define `fetch`, `Headers`, `Request`, `Response`. */
   fetch?: boolean
+  /** Durable runs only: the guest's `Date` starts at `now` and moves with timers; `Math.random` is seeded. */
+  clock?: { now: number; seed: number[] }
 }

@@ -48,6 +48,8 @@ export function cordonGuestRuntime(
     list,
     own,
     dataDescriptor,
+    construct,
+    DateCtor,
   } = p
   // Everything this runtime keeps for itself lives in null-prototype arrays and records (`list`,
   // `create(null)`), is read as own data only (`own`), and is written to JSON by hand (a primitive
@@ -67,7 +69,12 @@ export function cordonGuestRuntime(
   let callSeq = 0
   let timerSeq = 0
   const pending: Record<number, { resolve: (v: unknown) => void; reject: (e: unknown) => void }> = create(null)
-  const timers: Record<number, { fn: Function; args: unknown[]; repeat: number }> = create(null)
+  const timers: Record<number, { fn: Function; args: unknown[]; repeat: number; due: number }> = create(null)
+  /**
+   * The guest's clock in a durable run (setup.clock): it starts at a time the continuation keeps
+   * and moves only when a timer fires (to the timer's due time), so a replay reads the same times.
+   */
+  let virtualNow = 0
   /** Tool functions this runtime defined, so the next run of a session can take them back. */
   let installedTools: { target: Record<string, unknown>; key: string; fn: Function }[] = list()
   /** The fetch API globals this run defined (`fetch` run option), taken back by the next run. */
@@ -320,10 +327,11 @@ export function cordonGuestRuntime(
     if (!(ms >= 1)) ms = repeat ? 1 : 0
     if (ms > 2147483647) ms = 1
     const id = ++timerSeq
-    const timer = create(null) as { fn: Function; args: unknown[]; repeat: number }
+    const timer = create(null) as { fn: Function; args: unknown[]; repeat: number; due: number }
     timer.fn = fn
     timer.args = args
     timer.repeat = repeat ? ms : -1
+    timer.due = virtualNow + ms
     timers[id] = timer
     if (!finished) host.timer(id, ms)
     return id
@@ -340,6 +348,50 @@ export function cordonGuestRuntime(
     defineOwn(G, name, dataDescriptor(value, false))
   }
 
+  /**
+   * A durable run's `Date` and `Math.random`: the same values on every replay. `Date` keeps the
+   * real prototype, so its instances are real dates for the guest and for the codec.
+   */
+  function installClock(start: number, seed: number[]): void {
+    virtualNow = start
+    const RealDate = DateCtor
+    const dateToString = RealDate.prototype.toString
+    const Date = function Date(this: unknown, ...args: unknown[]) {
+      if (new.target === undefined) return apply(dateToString, construct(RealDate, [virtualNow]), [])
+      return construct(RealDate, args.length === 0 ? [virtualNow] : args, new.target)
+    } as unknown as DateConstructor
+    const fixed = create(null) as PropertyDescriptor
+    fixed.value = RealDate.prototype
+    defineProperty(Date, 'prototype', fixed)
+    defineProperty(
+      Date,
+      'now',
+      dataDescriptor(function now() {
+        return virtualNow
+      }, false),
+    )
+    defineProperty(Date, 'parse', dataDescriptor(RealDate.parse, false))
+    defineProperty(Date, 'UTC', dataDescriptor(RealDate.UTC, false))
+    defineProperty(RealDate.prototype, 'constructor', dataDescriptor(Date, false))
+    define('Date', Date)
+    // sfc32: small, fast, and the same sequence on every engine for the same seed.
+    let a = (seed[0] as number) | 0
+    let b = (seed[1] as number) | 0
+    let c = (seed[2] as number) | 0
+    let d = (seed[3] as number) | 0
+    const random = function random(): number {
+      const t = (((a + b) | 0) + d) | 0
+      d = (d + 1) | 0
+      a = b ^ (b >>> 9)
+      b = (c + (c << 3)) | 0
+      c = (c << 21) | (c >>> 11)
+      c = (c + t) | 0
+      return (t >>> 0) / 4294967296
+    }
+    const math = own(G, 'Math')
+    if (typeof math === 'object' && math !== null) defineProperty(math, 'random', dataDescriptor(random, false))
+  }
+
   const runtime: GuestRuntimeWithCodec = {
     codec,
     install(setup: string): void {
@@ -348,8 +400,10 @@ export function cordonGuestRuntime(
         limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
         globals: unknown
         fetch?: boolean
+        clock?: { now: number; seed: number[] }
       }
       resetForNextRun()
+      if (parsed.clock !== undefined) installClock(parsed.clock.now, parsed.clock.seed)
       maxOutputBytes = parsed.limits.maxOutputBytes
       maxLogEntries = parsed.limits.maxLogEntries
       maxLogBytes = parsed.limits.maxLogBytes
@@ -460,8 +514,11 @@ export function cordonGuestRuntime(
     fire(id: number): void {
       const timer = timers[id]
       if (timer === undefined || finished) return
-      if (timer.repeat >= 0) host.timer(id, timer.repeat)
-      else delete timers[id]
+      if (timer.due > virtualNow) virtualNow = timer.due
+      if (timer.repeat >= 0) {
+        timer.due = virtualNow + timer.repeat
+        host.timer(id, timer.repeat)
+      } else delete timers[id]
       try {
         apply(timer.fn, undefined, timer.args)
       } catch (error) {

@@ -8,6 +8,8 @@ import type { ToolEndEvent, ToolErrorReason, ToolStartEvent } from './events.js'
 import type { ToolDefinition } from '../options.js'
 import type { ToolRegistry } from './tool-registry.js'
 import type { Validate } from './schema-validator.js'
+import type { Arrival } from '../durable/run-ledger.js'
+import { RunPaused, guestErrorFrom, type RunPauses } from '../durable/run-pauses.js'
 
 /** Where a run's tool and log events go, when the host listens (`onEvent`). */
 export interface BridgeEvents {
@@ -33,17 +35,23 @@ class ToolTimeoutError extends Error {}
 export class RunBridge implements ToolBridge {
   readonly logs: LogCollector
   toolCalls = 0
-  private running = 0
+  private active = 0
   private readonly queue: (() => void)[] = []
   private callSeq = 0
   private readonly pending = new Map<number, PendingCall>()
 
+  /**
+   * `signal` ends the run (no new call starts once it aborts); `toolSignal` is what tools see: it
+   * aborts with it, except when the run paused, so calls already running can finish and be recorded.
+   */
   constructor(
     private readonly registry: ToolRegistry,
     private readonly validators: ReadonlyMap<string, Validate>,
     private readonly limits: ResolvedLimits,
     private readonly signal: AbortSignal,
     private readonly stop: (error: SandboxError) => void,
+    private readonly pauses: RunPauses,
+    private readonly toolSignal: AbortSignal,
     private readonly events?: BridgeEvents,
   ) {
     const stream = events?.stream
@@ -178,6 +186,12 @@ export class RunBridge implements ToolBridge {
     try {
       const { name, args } = this.admit(rawName, argsWire)
       const input = this.validated(name, args)
+      const arrival = this.pauses.arrive(name, argsWire)
+      if (arrival?.kind === 'replayed') {
+        await this.pauses.turn(arrival.slot)
+        return this.replayed(call, arrival)
+      }
+      const slot = arrival?.slot
       await this.acquire()
       try {
         if (this.signal.aborted) {
@@ -186,24 +200,49 @@ export class RunBridge implements ToolBridge {
         }
         const tool = this.registry.byName.get(name)!
         reason = 'threw'
-        const value =
+        if (arrival?.approved !== true && (await this.pauses.needsApproval(tool, input))) {
+          this.pauses.pause(slot, name, input, undefined, 'approval')
+        }
+        const value = await this.pauses.track(
           tool.timeoutMs === undefined
-            ? await tool.execute(input, { signal: this.signal, name })
-            : await this.withTimeout(name, tool, input, tool.timeoutMs)
+            ? tool.execute(input, this.pauses.context(name, this.toolSignal))
+            : this.withTimeout(name, tool, input, tool.timeoutMs),
+        )
+        this.pauses.pauseIfInterrupt(slot, name, input, value)
         reason = 'invalid-result'
         const wire = this.encodeResult(name, value)
+        this.pauses.record(slot, { wire })
         this.ended(call, wire)
         return wire
       } catch (error) {
+        if (error instanceof RunPaused) throw error
         if (error instanceof ToolTimeoutError) reason = 'timeout'
-        throw toGuestError(error)
+        const guestError = toGuestError(error)
+        if (reason !== 'run-ended') this.pauses.record(slot, { error: guestError })
+        throw guestError
       } finally {
         this.release()
       }
     } catch (error) {
+      if (error instanceof RunPaused) {
+        // The guest's call never settles: the backend is stopping the guest, which must not run on.
+        this.failed(call, 'run-ended', error)
+        return new Promise<string>(() => {})
+      }
       this.failed(call, reason, error)
       throw error
     }
+  }
+
+  private replayed(call: PendingCall | undefined, arrival: Arrival & { kind: 'replayed' }): string {
+    this.pauses.delivered(arrival.slot)
+    if (arrival.ok) {
+      this.ended(call, arrival.wire)
+      return arrival.wire
+    }
+    const error = guestErrorFrom(arrival.payload)
+    this.failed(call, 'threw', error)
+    throw error
   }
 
   /**
@@ -212,8 +251,9 @@ export class RunBridge implements ToolBridge {
    */
   private async withTimeout(name: string, tool: ToolDefinition, input: unknown, timeoutMs: number): Promise<unknown> {
     const call = new AbortController()
-    const onRunStop = () => call.abort(this.signal.reason)
-    this.signal.addEventListener('abort', onRunStop, { once: true })
+    const onRunStop = () => call.abort(this.toolSignal.reason)
+    if (this.toolSignal.aborted) onRunStop()
+    else this.toolSignal.addEventListener('abort', onRunStop, { once: true })
     let timer: ReturnType<typeof setTimeout> | undefined
     const expired = new Promise<never>((_, reject) => {
       timer = setTimeout(() => {
@@ -223,10 +263,10 @@ export class RunBridge implements ToolBridge {
       }, timeoutMs)
     })
     try {
-      return await Promise.race([Promise.resolve(tool.execute(input, { signal: call.signal, name })), expired])
+      return await Promise.race([Promise.resolve(tool.execute(input, this.pauses.context(name, call.signal))), expired])
     } finally {
       clearTimeout(timer)
-      this.signal.removeEventListener('abort', onRunStop)
+      this.toolSignal.removeEventListener('abort', onRunStop)
     }
   }
 
@@ -237,20 +277,35 @@ export class RunBridge implements ToolBridge {
       const { name, args } = this.admit(rawName, argsWire)
       const tool = this.registry.byName.get(name)!
       const input = this.validated(name, args)
+      const arrival = this.pauses.arrive(name, argsWire)
+      if (arrival?.kind === 'replayed') return this.replayed(call, arrival)
+      const slot = arrival?.slot
       reason = 'threw'
       let value: unknown
       try {
-        value = tool.execute(input, { signal: this.signal, name })
+        if (arrival?.approved !== true && this.pauses.needsApprovalSync(name, tool, input)) {
+          this.pauses.pause(slot, name, input, undefined, 'approval')
+        }
+        value = tool.execute(input, this.pauses.context(name, this.toolSignal))
+        this.pauses.pauseIfInterrupt(slot, name, input, value)
       } catch (error) {
-        throw toGuestError(error)
+        const guestError = toGuestError(error)
+        if (!(error instanceof RunPaused)) this.pauses.record(slot, { error: guestError })
+        throw guestError
       }
       reason = 'invalid-result'
-      if (value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
-        throw new Error(`sync tool ${name} returned a promise; make execute synchronous or drop sync: true`)
+      try {
+        if (value !== null && typeof value === 'object' && typeof (value as { then?: unknown }).then === 'function') {
+          throw new Error(`sync tool ${name} returned a promise; make execute synchronous or drop sync: true`)
+        }
+        const wire = this.encodeResult(name, value)
+        this.pauses.record(slot, { wire })
+        this.ended(call, wire)
+        return wire
+      } catch (error) {
+        this.pauses.record(slot, { error: toGuestError(error) })
+        throw error
       }
-      const wire = this.encodeResult(name, value)
-      this.ended(call, wire)
-      return wire
     } catch (error) {
       this.failed(call, reason, error)
       throw error
@@ -258,8 +313,8 @@ export class RunBridge implements ToolBridge {
   }
 
   private acquire(): Promise<void> {
-    if (this.running < this.limits.maxConcurrentToolCalls) {
-      this.running++
+    if (this.active < this.limits.maxConcurrentToolCalls) {
+      this.active++
       return Promise.resolve()
     }
     return new Promise((resolve) => this.queue.push(() => resolve()))
@@ -268,7 +323,7 @@ export class RunBridge implements ToolBridge {
   private release(): void {
     const next = this.queue.shift()
     if (next !== undefined) next()
-    else this.running--
+    else this.active--
   }
 }
 

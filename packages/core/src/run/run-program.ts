@@ -7,6 +7,7 @@ import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
+import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
 import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
@@ -14,6 +15,8 @@ import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
 import { resolveFetchPolicy, type FetchPolicy } from '../fetch/fetch-options.js'
 import { FETCH_DESCRIPTOR, FETCH_GLOBAL_NAMES, createRunFetch } from '../fetch/fetch-tool.js'
+import type { DurablePlan } from '../durable/durable-plan.js'
+import { pausedResult } from '../durable/paused-result.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -33,7 +36,13 @@ export interface RunPlan {
     /** Called once the run is over: whether the backend ran it, and whether the host had to stop it. */
     ended(info: { executed: boolean; stopped: boolean }): void
   }
+  /** Runs of a sandbox with `durable` keys: recorded (and, resumed, replayed) so they can pause. */
+  durable?: DurablePlan
 }
+
+const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
+const SESSION_CANNOT_PAUSE =
+  'a session run cannot pause: its guest state lives in memory between runs and cannot be resumed elsewhere; use sandbox.run'
 
 /** Host-misuse checks that must throw before anything runs. */
 export async function prepareRun(plan: RunPlan): Promise<{
@@ -81,22 +90,55 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
       ? undefined
       : { stream: new EventStream(onEvent, plan.startedPerf), includeValues: plan.options.includeToolValuesInEvents === true }
   const runFetch = prepared.fetchPolicy && createRunFetch(prepared.fetchPolicy, plan.registry)
+  const pauses: PauseSupport = plan.session
+    ? { refused: SESSION_CANNOT_PAUSE }
+    : plan.durable
+      ? { ledger: plan.durable.ledger }
+      : { refused: NOT_DURABLE }
+  // Tools see the run's stop, except a pause: calls already running finish and are recorded.
+  const toolStop = new AbortController()
+  runStop.signal.addEventListener('abort', () => {
+    if (runStop.reason?.code !== 'INTERRUPTED') toolStop.abort(runStop.signal.reason)
+  })
+  const stop = (error: SandboxError) => runStop.stop(error)
+  const runPauses = new RunPauses(pauses, stop)
   const bridge = new RunBridge(
     runFetch?.registry ?? plan.registry,
     prepared.validators,
     limits,
     runStop.signal,
-    (e) => runStop.stop(e),
+    stop,
+    runPauses,
+    toolStop.signal,
     events,
   )
   let executed = false
-  const finish = (outcome: ExecuteOutcome, program?: NormalizedProgram): RunResult => {
+  const finish = async (outcome: ExecuteOutcome, program?: NormalizedProgram): Promise<RunResult> => {
     const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
     runFetch?.close()
-    bridge.logs.closed = true
-    const result = toResult(plan, outcome, reason, bridge, program)
+    let result: RunResult
+    // A backend that did not stop the guest in time crashed; its pause cannot be trusted.
+    const stoppedInTime = outcome.ok || outcome.error.code !== 'BACKEND_CRASHED'
+    if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && runPauses.paused !== undefined && stoppedInTime) {
+      await runPauses.toolsSettled(runStop.deadline)
+      bridge.logs.closed = true
+      result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program))
+    } else {
+      // A resumed program that ended by itself (a value or a throw) before every recorded call diverged.
+      const endedByItself = reason === undefined && (outcome.ok || outcome.error.code === 'RUNTIME_ERROR')
+      const replayEnd = endedByItself ? plan.durable?.ledger.unfinishedReplay() : undefined
+      bridge.logs.closed = true
+      result = toResult(
+        plan,
+        replayEnd ? { ok: false, error: { code: replayEnd.code, message: replayEnd.message } } : outcome,
+        reason,
+        bridge,
+        program,
+      )
+    }
+    toolStop.abort(new SandboxError('ABORTED', 'the run has ended'))
     if (events !== undefined) {
       // Every call that had its tool-start gets its end before the result event, the last one.
       bridge.endPendingCalls(reason?.message ?? 'the run finished before the call answered')
@@ -122,11 +164,12 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message, line, column } })
   }
   const program = normalized.program
+  const clock = plan.durable === undefined ? '' : `,"clock":${JSON.stringify(plan.durable.clock)}`
   const setup = `{"tools":${JSON.stringify(plan.registry.descriptors)},"limits":${JSON.stringify({
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}${runFetch ? ',"fetch":true' : ''}}`
+  })},"globals":${prepared.globalsWire}${runFetch ? ',"fetch":true' : ''}${clock}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))

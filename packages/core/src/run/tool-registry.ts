@@ -62,6 +62,10 @@ export function registerTools(tools: ToolSet | undefined): ToolRegistry {
       invalid(`tool "${name}" must be an object with an execute(args, context) function`)
     }
     if (tool.sync !== undefined && typeof tool.sync !== 'boolean') invalid(`tool "${name}": sync must be a boolean`)
+    const approval = tool.needsApproval
+    if (approval !== undefined && typeof approval !== 'boolean' && typeof approval !== 'function') {
+      invalid(`tool "${name}": needsApproval must be a boolean or a function (args) => boolean`)
+    }
     checkToolTimeout(name, tool)
     const schema = tool.inputSchema
     if (schema !== undefined && typeof schema !== 'boolean' && (typeof schema !== 'object' || schema === null || Array.isArray(schema))) {
