@@ -22,6 +22,8 @@ const sandboxes: Record<BackendName, Sandbox> = {
   quickjs: createSandbox(createQuickJSBackend(), { durable }),
   'quickjs-inline': createSandbox(createQuickJSBackend({ thread: 'inline' }), { durable }),
   subprocess: createSandbox(createSubprocessBackend(), { durable }),
+  'subprocess-quickjs': createSandbox(createSubprocessBackend({ engine: 'quickjs' }), { durable }),
+  'subprocess-node-vm': createSandbox(createSubprocessBackend({ engine: 'node-vm' }), { durable }),
 }
 afterAll(() => Promise.all(BACKEND_NAMES.map((name) => sandboxes[name].dispose())))
 

@@ -61,7 +61,10 @@ function loadAddon(paths: readonly string[]): unknown {
     try {
       return require(path)
     } catch (error) {
-      causes.push(error instanceof Error ? error.message.split('\n')[0]! : String(error))
+      // The permission model names what it refused: the one thing that explains it.
+      const denied = (error as { resource?: unknown } | null)?.resource
+      const message = error instanceof Error ? error.message.split('\n')[0]! : String(error)
+      causes.push(typeof denied === 'string' ? `${message} (${denied})` : message)
     }
   }
   throw new Error(paths.length === 0 ? 'isolated-vm is not installed' : causes.join('; '))

@@ -33,6 +33,13 @@ const KILL_GRACE_MS = 2_000
 /** Report strings are capped by the run's own limits on the far side; this bounds a broken child. */
 const MAX_REPORT_CHARS = 2 ** 30
 const MAX_FRAME_BYTES = 2 ** 31 - 1
+/**
+ * RLIMIT_DATA counts address space V8 reserves, not only what it uses: on Node 26 an idle engine
+ * child's data segment grows by about 700 MB per QuickJS worker thread and 400 MB per isolate
+ * thread (Node 20: far less). The ceiling leaves room for that per run slot; each run's own
+ * memory is held by its engine.
+ */
+const reservedMbPerRun: Record<EngineName, number> = { 'isolated-vm': 256, quickjs: 1024 }
 
 export interface EngineHost {
   readonly engine: EngineName
@@ -65,7 +72,7 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
         entryPath: entry.path,
         readable: modules.readable,
         engineFlags: engine === 'isolated-vm' ? ['--allow-addons', '--no-node-snapshot'] : ['--allow-worker'],
-        dataBytes: (2 * settings.childMemoryMb + 64 * settings.runsPerChild + 256) * MB,
+        dataBytes: (2 * settings.childMemoryMb + reservedMbPerRun[engine] * settings.runsPerChild + 512) * MB,
       }
       live = new ChannelPool({
         label: `${engine} engine child`,

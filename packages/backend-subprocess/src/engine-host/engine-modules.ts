@@ -19,7 +19,6 @@ export type EngineModules =
 
 interface PackageJson {
   name?: string
-  gypfile?: boolean
   dependencies?: Record<string, string>
   optionalDependencies?: Record<string, string>
 }
@@ -45,6 +44,9 @@ export function findEngineModules(engine: EngineName): EngineModules {
   const readable = new Set<string>()
   collect(root, readable)
   const addons = engine === 'isolated-vm' ? addonEntries(root) : []
+  // node-gyp-build (isolated-vm 7) tells musl from glibc by whether this file exists; on Node 26
+  // a refused look is an error, not a no.
+  if (engine === 'isolated-vm') readable.add('/etc/alpine-release')
   return { ok: true, moduleUrl: pathToFileURL(entry).href, coreUrl: pathToFileURL(core).href, readable: [...readable], addons }
 }
 
@@ -70,8 +72,8 @@ function collect(dir: string, readable: Set<string>): void {
   if (readable.has(dir)) return
   readable.add(dir)
   const manifest = readManifest(dir)
-  // A native addon's dependencies build it at install time; at run time it loads its own files.
-  if (manifest === undefined || manifest.gypfile === true) return
+  // Native addons' dependencies too: isolated-vm 7 finds its binary with node-gyp-build at run time.
+  if (manifest === undefined) return
   const from = createRequire(path.join(dir, 'package.json'))
   for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
     const found = resolvePackage(from, dependency)
