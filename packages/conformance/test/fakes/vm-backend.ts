@@ -130,7 +130,12 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         return end(failure(error))
       }
       relay.connect({
-        settle: (id, ok, payload) => guard(() => runtime.settle(id, ok, payload)),
+        settle: (id, ok, payload) => {
+          // A fake that ignores its stop keeps waiting on calls the host ended: rejecting them would
+          // reject guest promises nobody awaits any more, which node:vm reports to the host process.
+          if (options.ignoreDeadline && request.signal.aborted && !ok) return
+          guard(() => runtime.settle(id, ok, payload))
+        },
         fire: (id) => guard(() => runtime.fire(id)),
       })
       guard(() => runtime.start(main))
