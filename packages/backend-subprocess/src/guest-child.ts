@@ -25,8 +25,12 @@ export interface ChildListener {
 const STARTUP_FRAME_CAP = 4 * 1024
 const STDERR_TAIL_CHARS = 4 * 1024
 const READY_TIMEOUT_MS = 15_000
-/** After 'exit', how long to wait for the pipes to close before reporting the exit anyway. */
-const CLOSE_GRACE_MS = 200
+/**
+ * After 'exit', how long to wait for the pipes to close before reporting the exit anyway. The
+ * last frames (logs written before an out-of-memory kill) arrive before the close; on a loaded
+ * machine that can take longer than a few hundred ms.
+ */
+const CLOSE_GRACE_MS = 1_000
 
 export class GuestChild {
   readonly memoryMb: number
