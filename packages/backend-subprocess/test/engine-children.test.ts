@@ -154,6 +154,22 @@ describe.runIf(linux)('partitions', () => {
     }
   })
 
+  it("a new partition at maxChildren waits rather than end a child holding another partition's session", async () => {
+    const backend = createSubprocessBackend({ engine: 'isolated-vm', maxChildren: 1 })
+    const a = createSandbox(backend)
+    const b = createSandbox(backend)
+    try {
+      const session = await a.createSession()
+      expect((await session.run('globalThis.kept = 41; kept')).ok).toBe(true)
+      const waited = await b.run('1', { timeoutMs: 800 })
+      expect(!waited.ok && waited.error.code).toBe('TIMEOUT')
+      const again = await session.run('kept + 1')
+      expect(again.ok && again.value).toBe(42)
+    } finally {
+      await a.dispose()
+    }
+  })
+
   it('refuses a partition that is not a non-empty string', async () => {
     const sandbox = createSandbox(createSubprocessBackend({ engine: 'isolated-vm' }))
     try {

@@ -130,10 +130,11 @@ export class ChannelPool {
     for (const side of [...this.sides]) this.end(side, error)
   }
 
-  /** An idle far side, else a new one, else the least loaded one with room; undefined when all are full. */
   /**
-   * A far side with room for the run: of its partition, or not yet given to any (a started or
-   * warmed one). A request without a partition (a backend's own check) takes only the latter.
+   * A far side with room for the run: an idle one, else a new one, else the least loaded one;
+   * undefined when all are full. Only far sides of the run's partition, or not yet given to any
+   * (a started or warmed one), qualify; a request without a partition (a backend's own check)
+   * takes only the latter.
    */
   private pick(memoryMb: number, partition: string | undefined): FarSide | undefined {
     if (this.closed) throw new SandboxError('DISPOSED', 'the backend was disposed')
@@ -158,7 +159,8 @@ export class ChannelPool {
   /** Makes room for a partition that has no far side with room: ends one idle far side of another. */
   private endIdleOfOtherPartition(partition: string | undefined): void {
     for (const side of this.sides) {
-      if (side.partition === partition || load(side) > 0 || side.client.busy) continue
+      // Never one with an open session: ending it would end that session too.
+      if (side.partition === partition || load(side) > 0 || side.client.busy || side.client.sessionCount > 0) continue
       this.end(side, { code: 'BACKEND_CRASHED', message: 'ended to make room for another partition' })
       return
     }
