@@ -5,7 +5,7 @@ import type { RunResult } from './result.js'
 import type { Sandbox } from './sandbox-types.js'
 import type { SandboxBackend } from './backend/v1/sandbox-backend.js'
 import { checkOptions, mergeRunOptions } from './run/check-options.js'
-import { executeRun, prepareRun } from './run/run-program.js'
+import { executeRun, prepareRun, type RunPlan } from './run/run-program.js'
 import { registerTools } from './run/tool-registry.js'
 import { openSession } from './session.js'
 import type { Session, SessionOptions } from './session-types.js'
@@ -60,10 +60,15 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
       partition: merged.partition ?? ownPartition,
       durable: durable && firstRunPlan(durable, limits, code, startedAt),
     }
+    return (await prepareAndExecute(plan, disposal)) as RunResult<T>
+  }
+
+  /** Prepares and runs a plan; `disposal` aborts it if the sandbox is disposed meanwhile. */
+  async function prepareAndExecute(plan: RunPlan, disposal: AbortController): Promise<RunResult> {
     const prepared = await prepareRun(plan)
     active.add(disposal)
     try {
-      return (await executeRun(plan, prepared)) as RunResult<T>
+      return await executeRun(plan, prepared)
     } finally {
       active.delete(disposal)
     }
@@ -100,13 +105,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
       durable: resumed.durable,
       partition: defaults.partition ?? ownPartition,
     }
-    const prepared = await prepareRun(plan)
-    active.add(disposal)
-    try {
-      return (await executeRun(plan, prepared)) as RunResult<T>
-    } finally {
-      active.delete(disposal)
-    }
+    return (await prepareAndExecute(plan, disposal)) as RunResult<T>
   }
 
   async function createSession(options: SessionOptions = {}): Promise<Session> {

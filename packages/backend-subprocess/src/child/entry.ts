@@ -10,13 +10,12 @@
  * The child leaves when its stdin closes or its parent changes (the host died), and never
  * runs guest code past the run's deadline, so it cannot outlive a dead host for long.
  */
-import { FrameReader, encodeFrame } from '../framing.js'
+import { encodeFrame } from '../framing.js'
+import { listenToHost } from './host-link.js'
 import type { InitMessage, RunMessage } from '../messages.js'
 import { prepareGuest, type ChildOutput, type PreparedGuest } from './guest-context.js'
 import { probeReport } from './probe.js'
 import { warmUp } from './warm-up.js'
-
-const PARENT_CHECK_MS = 500
 
 const out: ChildOutput = {
   send(message) {
@@ -55,13 +54,4 @@ function handle(message: unknown[]): void {
   else quit(`unknown message ${String(kind)}`)
 }
 
-const reader = new FrameReader(0xffff_ffff, { frame: handle, violation: quit })
-process.stdin.on('data', (chunk: Buffer) => reader.push(chunk))
-process.stdin.on('end', () => process.exit(0))
-process.stdin.on('error', () => process.exit(0))
-process.stdout.on('error', () => process.exit(0))
-
-const parent = process.ppid
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(0)
-}, PARENT_CHECK_MS).unref()
+listenToHost(handle, quit)

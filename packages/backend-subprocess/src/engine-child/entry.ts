@@ -9,10 +9,9 @@
  */
 import { createRequire } from 'node:module'
 import type { SandboxBackend, serveBackend } from '@cordon/core/backend'
-import { FrameReader, encodeFrame } from '../framing.js'
+import { encodeFrame } from '../framing.js'
+import { listenToHost } from '../child/host-link.js'
 import { BATCH_FRAME, FATAL_FRAME, type EngineInit } from './engine-init.js'
-
-const PARENT_CHECK_MS = 500
 
 // Frames own stdout: anything else the process prints goes to stderr, where the host keeps a tail.
 const writeFrame = process.stdout.write.bind(process.stdout)
@@ -84,13 +83,4 @@ function handle(frame: unknown[]): void {
   else served.receive(body)
 }
 
-const reader = new FrameReader(0xffff_ffff, { frame: handle, violation: quit })
-process.stdin.on('data', (chunk: Buffer) => reader.push(chunk))
-process.stdin.on('end', () => process.exit(0))
-process.stdin.on('error', () => process.exit(0))
-process.stdout.on('error', () => process.exit(0))
-
-const parent = process.ppid
-setInterval(() => {
-  if (process.ppid !== parent) process.exit(0)
-}, PARENT_CHECK_MS).unref()
+listenToHost(handle, quit)
