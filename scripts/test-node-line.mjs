@@ -3,7 +3,9 @@
 // own node_modules, installed and built by that Node.
 //
 //   node scripts/test-node-line.mjs --node=24 --packages=@cordon/backend-ivm,@cordon/backend-subprocess
-//        [--json=test-results/node24.json]
+//        [--json=test-results/node24.json] [--exclude=test/a.test.ts,test/b.test.ts]
+//
+// --exclude skips test files whose behaviour does not depend on the Node line (vitest globs).
 //
 // Runtimes live under $CORDON_RUNTIMES_DIR (default <tmp>/cordon-runtimes), shared with
 // packages/select/scripts/runtime-matrix.mjs. Prints one summary line; exits non-zero on failure.
@@ -19,6 +21,7 @@ const root = fileURLToPath(new URL('..', import.meta.url))
 const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')))
 const major = Number(args.node)
 const packages = (args.packages ?? '').split(',').filter(Boolean)
+const excluded = (args.exclude ?? '').split(',').filter(Boolean)
 if (!Number.isInteger(major) || packages.length === 0) {
   console.error('usage: test-node-line.mjs --node=<major> --packages=<name,…> [--json=<file>]')
   process.exit(2)
@@ -91,7 +94,7 @@ process.exit(r.ok && r.value === 2 ? 0 : 1)`
 }
 for (const name of packages) {
   if (!ok) break
-  const status = sh(`${pnpm} --filter ${name} test`)
+  const status = sh(`${pnpm} --filter ${name} test ${excluded.map((glob) => `--exclude='${glob}'`).join(' ')}`)
   const report = readReport(name)
   passed += report.passed
   failed += report.failed
