@@ -81,6 +81,15 @@ export function checkTargets(results) {
       1.5,
       '≤',
     ),
+    // The raw warm child has one thread at each end; an isolate in a child adds the isolate's own
+    // thread at the far end, so each call wakes four threads instead of two. This is that floor.
+    target(
+      'W2-subprocess-same-hops',
+      'W2 per call: cordon subprocess (engine children) ≤ 1.5× raw isolated-vm in a warm child (the same hops)',
+      ratio(m('W2', 'cordon-subprocess'), m('W2', 'raw-ivm-child')),
+      1.5,
+      '≤',
+    ),
   )
   const raws = [
     ['cordon-quickjs', 'raw-quickjs', 'QuickJS'],
@@ -171,6 +180,14 @@ export function checkTargets(results) {
       40,
       '≥',
       (v) => `${v.toFixed(0)} runs/s`,
+    ),
+    // Each run starts a Node process: the raw spawn is the floor that target is measured against.
+    target(
+      'W6-subprocess-node-vm-floor',
+      "W6: cordon subprocess 'node-vm' ≥ 1.0× the runs/s of a raw Node child spawned per run",
+      ratio(throughput('cordon-subprocess-node-vm'), throughput('raw-node-spawn')),
+      1.0,
+      '≥',
     ),
   )
   list.push({

@@ -34,6 +34,7 @@ export const CONTENDER_ORDER = [
   'cordon-subprocess-node-vm',
   'cordon-subprocess-nopool',
   'raw-node-warm',
+  'raw-ivm-child',
   'raw-node-spawn',
   'node-vm',
   'core-only',

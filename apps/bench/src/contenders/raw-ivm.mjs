@@ -1,6 +1,7 @@
 // isolated-vm by hand: a new isolate + context per run, tools as a Reference whose result is a
 // promise (a Callback cannot return one), logs as a Callback or buffered in the guest.
 import { createRequire } from 'node:module'
+import { NodeChild } from './raw-node-channel.mjs'
 import {
   ECHO_SUM,
   FIB_N,
@@ -19,7 +20,7 @@ export function loadIsolatedVm() {
   const failures = []
   for (const name of ['isolated-vm', 'isolated-vm-6', 'isolated-vm-5']) {
     try {
-      return { ivm: require(name), version: require(`${name}/package.json`).version }
+      return { ivm: require(name), version: require(`${name}/package.json`).version, path: require.resolve(name) }
     } catch (error) {
       failures.push(`${name}: ${String(error.message).split('\n')[0]}`)
     }
@@ -82,4 +83,28 @@ export const rawIvmContenders = [
       }
     },
   },
+  {
+    // The floor for engine children: isolated-vm in a plain warm child, tools over stdio JSON.
+    id: 'raw-ivm-child',
+    load: async () => {
+      const { version, path } = loadIsolatedVm()
+      const child = new NodeChild(undefined, ['--no-node-snapshot', CHILD_SCRIPT, path])
+      const W2_CALL = (arg) => `echo.apply(undefined, [${arg}], { result: { promise: true, copy: true } })`
+      const ONLY = 'W1 and W2 only: the channel floor of isolates in a child'
+      return {
+        id: 'raw-ivm-child',
+        name: `raw isolated-vm ${version} in a warm child (new isolate per run, stdio JSON)`,
+        engine: 'subprocess',
+        note: 'no lockdown, no limits: the hops of an isolate in a child and nothing else',
+        W1: async () => expectEqual('W1', (await child.run('return 1 + 2')).value, 3),
+        W2: async () => expectEqual('W2', (await child.run(GUEST_SOURCES.echoLoop(W2_CALL))).value, ECHO_SUM),
+        W3: ONLY,
+        W4: ONLY,
+        W5: ONLY,
+        dispose: () => child.close(),
+      }
+    },
+  },
 ]
+
+const CHILD_SCRIPT = new URL('./raw-ivm-child.cjs', import.meta.url).pathname

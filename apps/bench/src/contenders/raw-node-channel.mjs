@@ -12,10 +12,10 @@ export class NodeChild {
   #echo
   exited
 
-  /** `echo` answers the child's tool calls. */
-  constructor(echo = (value) => value) {
+  /** `echo` answers the child's tool calls; `argv` replaces the default child script and its arguments. */
+  constructor(echo = (value) => value, argv = [CHILD]) {
     this.#echo = echo
-    this.#proc = spawn(process.execPath, [CHILD], { stdio: ['pipe', 'pipe', 'inherit'] })
+    this.#proc = spawn(process.execPath, argv, { stdio: ['pipe', 'pipe', 'inherit'] })
     this.exited = new Promise((resolve) => this.#proc.once('close', resolve))
     this.#proc.once('close', () => this.#failAll(new Error('the child exited')))
     createInterface({ input: this.#proc.stdout }).on('line', (line) => this.#receive(JSON.parse(line)))
