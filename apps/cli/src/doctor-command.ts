@@ -11,14 +11,16 @@ export interface DoctorFlags {
 
 /**
  * `cordon doctor`: probes every backend, as `cordon run` would see them (ivm included: the
- * CLI restarts Node with --no-node-snapshot for it). Exit 0 when at least one works.
+ * CLI restarts Node with --no-node-snapshot for it), and says what each protects and costs
+ * here. Exit 0 when at least one works.
  */
 export async function doctorCommand(flags: DoctorFlags): Promise<number> {
   if (shouldRestartForIvm()) return restartWithNoNodeSnapshot()
   const json = flags.json === true
   try {
     const { diagnose } = await import('@cordon/select')
-    const report = await diagnose()
+    // A second or so per backend: what each choice costs is half of what doctor is asked.
+    const report = await diagnose({ measure: true })
     if (json) writeStdout(JSON.stringify(report, null, 2))
     else for (const line of formatDiagnosis(report, painter(wantsColor(process.stdout)))) writeStdout(line)
     return report.candidates.some((c) => c.available) ? EXIT.OK : EXIT.BACKEND

@@ -48,7 +48,17 @@ export function formatDiagnosis(report: Diagnosis, paint: Paint): string[] {
 function explanation(candidate: CandidateReport, paint: Paint): string[] {
   const out = [paint('dim', candidate.reason)]
   if (candidate.fix) out.push(`${paint('cyan', 'fix:')} ${candidate.fix}`)
+  if (candidate.available && candidate.protects) out.push(`${paint('cyan', 'protects:')} ${candidate.protects}`)
+  const { costs } = candidate
+  if (costs) {
+    const figures = `first run ${formatMs(costs.firstRunMs)}, then ${formatMs(costs.runMs)} a run, ${costs.toolCallUs} µs a tool call`
+    out.push(`${paint('cyan', 'costs:')} ${figures}`)
+  } else if (candidate.costsError) out.push(`${paint('cyan', 'costs:')} not measured: ${candidate.costsError}`)
   return out
+}
+
+function formatMs(ms: number): string {
+  return `${ms >= 10 ? Math.round(ms) : ms.toFixed(1)} ms`
 }
 
 /**

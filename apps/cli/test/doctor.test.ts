@@ -21,6 +21,10 @@ describe('cordon doctor', () => {
       expect(row).not.toContain('can stall the host')
     }
     expect(r.stdout).toContain('ran the probe program with a tool call on quickjs')
+    // What each protects and costs, measured here, under its row.
+    expect(r.stdout).toContain('protects: a fresh V8 isolate per run, inside a locked-down child process; the host outlives a guest')
+    expect(r.stdout).toContain('protects: a V8 isolate per run, inside the host process; an out-of-memory the engine cannot contain')
+    expect(r.stdout.match(/ {2}costs: first run \d+(\.\d)? ms, then \d+(\.\d)? ms a run, \d+ µs a tool call\n/g)).toHaveLength(3)
     expect(r.stdout).toMatch(/\nchosen: \w+: /)
   })
 
@@ -36,6 +40,8 @@ describe('cordon doctor', () => {
         status: expect.any(String),
         reason: expect.any(String),
         probeMs: expect.any(Number),
+        protects: expect.any(String),
+        costs: { firstRunMs: expect.any(Number), runMs: expect.any(Number), toolCallUs: expect.any(Number) },
       })
     }
     // With --no-node-snapshot added by the CLI, ivm is judged as `cordon run -b ivm` would run it.

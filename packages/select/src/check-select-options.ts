@@ -137,7 +137,7 @@ function checkProbeTimeout(value: unknown): number {
   return value
 }
 
-function checkBoolean(value: unknown, where: string): boolean {
+export function checkBoolean(value: unknown, where: string): boolean {
   if (value === undefined) return false
   if (typeof value !== 'boolean') invalid(`${where} must be a boolean`)
   return value

@@ -1,8 +1,9 @@
-import { unmetCapabilities } from '@cordon/core/backend'
+import { unmetCapabilities, type BackendFactory } from '@cordon/core/backend'
 import type { BackendCandidate } from './candidates.js'
 import { cachedProbe } from './probe-cache.js'
 import type { Probe } from './probe.js'
 import type { CandidateReport } from './report.js'
+import { describeProtection } from './protection.js'
 import type { RuntimeFacts } from './runtime-facts.js'
 import type { SelectionRequest } from './select-options.js'
 
@@ -11,6 +12,8 @@ export interface Evaluation {
   chosen?: { candidate: BackendCandidate; probe: Probe }
   /** The first backendOptions refusal met on the way (host misuse). */
   misuse?: Error
+  /** Each available candidate's factory, by name (for `diagnose({ measure: true })`). */
+  factories: Map<string, BackendFactory>
 }
 
 /** Forced backend alone; else `prefer` in its order, then the ranking (strongest first). */
@@ -26,7 +29,7 @@ export function orderCandidates(request: SelectionRequest): BackendCandidate[] {
  * `require` (a forced backend is the only one tried); `diagnose` probes every enabled one.
  */
 export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, mode: 'select' | 'diagnose'): Promise<Evaluation> {
-  const evaluation: Evaluation = { reports: [] }
+  const evaluation: Evaluation = { reports: [], factories: new Map() }
   for (const candidate of orderCandidates(request)) {
     const base = { name: candidate.name, rank: candidate.rank, module: candidate.module }
     const disabledBy = request.disabled.get(candidate.name)
@@ -61,7 +64,7 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
       reason: probe.reason,
       ...(probe.fix !== undefined ? { fix: probe.fix } : {}),
       probeMs: probe.probeMs,
-      ...(probe.capabilities ? { capabilities: probe.capabilities } : {}),
+      ...(probe.capabilities ? { capabilities: probe.capabilities, protects: describeProtection(probe.capabilities, probe.engine) } : {}),
     }
     const unmet = probe.status === 'available' && probe.capabilities ? unmetCapabilities(probe.capabilities, request.require) : []
     if (probe.status === 'available' && !probe.capabilities && request.require) unmet.push('it declares no capabilities')
@@ -70,6 +73,7 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
       report.reason = `works here but does not meet options.require: ${unmet.join('; ')}`
     }
     evaluation.reports.push(report)
+    if (probe.status === 'available' && probe.factory) evaluation.factories.set(candidate.name, probe.factory)
     if (report.status === 'available' && !outranked) evaluation.chosen = { candidate, probe }
   }
   return evaluation

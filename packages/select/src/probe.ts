@@ -16,6 +16,8 @@ export interface Probe {
   factory?: BackendFactory
   /** The factory refused `backendOptions`: host misuse, thrown by selection. */
   misuse?: Error
+  /** What runs the guest, when the backend names it after a run (the subprocess backend's engine). */
+  engine?: string
 }
 
 /** A tiny program that needs a working engine, the tool bridge and the value codec. */
@@ -86,7 +88,10 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   try {
     sandbox = createSandbox(backend)
     verdict = await runGuarded(candidate, sandbox, input)
-    if (verdict.status === 'available') verdict = { ...verdict, reason: verdict.reason + (await engineNote(backend)) }
+    if (verdict.status === 'available') {
+      const engine = await engineOf(backend)
+      if (engine !== undefined) verdict = { ...verdict, reason: `${verdict.reason} (engine ${engine})`, engine }
+    }
   } catch (error) {
     verdict = { status: 'unusable', ...fromThrown(candidate, input.facts, error) }
   }
@@ -103,16 +108,16 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
 
 /**
  * What runs the guest, for a backend that can say after its first run (the subprocess backend's
- * `diagnose().engine`): ' (engine isolated-vm)', or ''.
+ * `diagnose().engine`, e.g. 'isolated-vm'), or undefined.
  */
-async function engineNote(backend: SandboxBackend): Promise<string> {
+async function engineOf(backend: SandboxBackend): Promise<string | undefined> {
   const diagnose = (backend as { diagnose?: unknown }).diagnose
-  if (typeof diagnose !== 'function') return ''
+  if (typeof diagnose !== 'function') return undefined
   try {
     const report = (await withinDeadline(Promise.resolve(diagnose.call(backend)), 2_000, 'diagnose()')) as { engine?: unknown } | null
-    return typeof report?.engine === 'string' ? ` (engine ${report.engine})` : ''
+    return typeof report?.engine === 'string' ? report.engine.slice(0, 40) : undefined
   } catch {
-    return ''
+    return undefined
   }
 }
 

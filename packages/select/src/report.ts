@@ -30,6 +30,22 @@ export interface CandidateReport {
   probeMs: number
   /** Its capability manifest, when its package loaded. */
   capabilities?: BackendCapabilities
+  /** What it protects, in words, read from `capabilities`: the boundary, out of memory, the event loop. */
+  protects?: string
+  /** What it costs here, measured when `diagnose({ measure: true })` (available candidates only). */
+  costs?: CandidateCosts
+  /** Why `costs` could not be measured, when measuring was asked for and failed. */
+  costsError?: string
+}
+
+/** Figures from one measurement on this machine: a noisy machine gives noisy figures. */
+export interface CandidateCosts {
+  /** The first run on a fresh instance, engine start included. */
+  firstRunMs: number
+  /** Median of five runs of a trivial program after the first, each after a 20 ms pause. */
+  runMs: number
+  /** One tool call's round trip: a run with 50 sequential calls, less a trivial run, per call. */
+  toolCallUs: number
 }
 
 export interface Diagnosis {

@@ -1,10 +1,11 @@
 import { SandboxError, createSandbox as createCoreSandbox, type Sandbox, type SandboxBackend } from '@cordon/core'
-import { checkSelectOptions } from './check-select-options.js'
+import { checkBoolean, checkSelectOptions } from './check-select-options.js'
 import { evaluate, type Evaluation } from './evaluate.js'
 import { firstLine } from './explain.js'
+import { measureCosts } from './measure-costs.js'
 import type { Diagnosis } from './report.js'
 import { currentRuntimeFacts, runtimeLabel, type RuntimeFacts } from './runtime-facts.js'
-import type { CreateSandboxOptions, SelectOptions, SelectionRequest } from './select-options.js'
+import type { CreateSandboxOptions, DiagnoseOptions, SelectOptions, SelectionRequest } from './select-options.js'
 
 export interface Selection {
   /** A fresh backend instance, owned by the caller (dispose it, or hand it to createSandbox). */
@@ -38,11 +39,24 @@ export async function createSandbox(options?: CreateSandboxOptions): Promise<San
  * Probes every candidate that is not disabled and explains each: available or not, why,
  * the fix, probe time and capabilities. Never throws for an unusable backend.
  */
-export async function diagnose(options?: SelectOptions): Promise<Diagnosis> {
-  const request = checkSelectOptions(options, 'diagnose options')
+export async function diagnose(options?: DiagnoseOptions): Promise<Diagnosis> {
+  const request = checkSelectOptions(options, 'diagnose options', ['measure'])
+  const measure = checkBoolean(options?.measure, 'options.measure')
   const facts = currentRuntimeFacts()
   const evaluation = await evaluate(request, facts, 'diagnose')
+  if (measure) await measureAvailable(request, evaluation)
   return toDiagnosis(request, facts, evaluation)
+}
+
+/** Adds `costs` to every available candidate's report, one backend at a time (they would skew each other). */
+async function measureAvailable(request: SelectionRequest, evaluation: Evaluation): Promise<void> {
+  for (const report of evaluation.reports) {
+    const factory = report.status === 'available' ? evaluation.factories.get(report.name) : undefined
+    if (factory === undefined) continue
+    const costs = await measureCosts(factory, request.backendOptions[report.name], request.probeTimeoutMs)
+    if (typeof costs === 'string') report.costsError = costs
+    else report.costs = costs
+  }
 }
 
 async function select(request: SelectionRequest): Promise<Selection> {

@@ -23,6 +23,14 @@ export interface SelectOptions {
   candidates?: readonly BackendCandidate[]
 }
 
+export interface DiagnoseOptions extends SelectOptions {
+  /**
+   * Also measure what each available backend costs here (`costs` in its report): a fresh instance
+   * runs a few small programs, about a second per backend. Default false.
+   */
+  measure?: boolean
+}
+
 export interface CreateSandboxOptions extends SelectOptions {
   /** Defaults for every run, passed to @cordon/core's createSandbox. */
   defaults?: SandboxDefaults
