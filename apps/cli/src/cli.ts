@@ -3,6 +3,7 @@
 import { createRequire } from 'node:module'
 import { Command, CommanderError } from 'commander'
 import { doctorCommand, type DoctorFlags } from './doctor-command.js'
+import { endProcess } from './process-end.js'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
 import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
@@ -58,6 +59,9 @@ function buildProgram(): Command {
   return program
 }
 
+/** How long a finished command waits for the event loop to empty by itself. */
+const EXIT_GRACE_MS = 500
+
 async function main(): Promise<void> {
   ignoreClosedPipes()
   const program = buildProgram()
@@ -78,4 +82,12 @@ async function main(): Promise<void> {
   }
 }
 
+// A parent that restarted the CLI listens on this channel (see process-end.ts); it must not
+// keep this process alive by itself.
+process.channel?.unref()
 await main()
+// The command is over; end the process ourselves (process-end.ts says why a natural exit can
+// hang). A handle a --tools module left open would keep it alive too: the timer, which holds
+// nothing itself, fires only in that case.
+process.once('beforeExit', endProcess)
+setTimeout(endProcess, EXIT_GRACE_MS).unref()

@@ -1,5 +1,6 @@
 import { spawn } from 'node:child_process'
 import { constants } from 'node:os'
+import { isExitCodeMessage } from './process-end.js'
 
 /**
  * isolated-vm needs Node started with --no-node-snapshot, and a bin's `#!/usr/bin/env node`
@@ -25,7 +26,15 @@ export function shouldRestartForIvm(): boolean {
 /** Runs this very command in a Node started with --no-node-snapshot; resolves its exit code. */
 export function restartWithNoNodeSnapshot(): Promise<number> {
   const args = ['--no-node-snapshot', ...process.execArgv, process.argv[1]!, ...process.argv.slice(2)]
-  const child = spawn(process.execPath, args, { stdio: 'inherit', env: { ...process.env, [NO_REEXEC_ENV]: '1' } })
+  // The IPC channel carries the exit code when the child cannot exit with it (process-end.ts).
+  const child = spawn(process.execPath, args, {
+    stdio: ['inherit', 'inherit', 'inherit', 'ipc'],
+    env: { ...process.env, [NO_REEXEC_ENV]: '1' },
+  })
+  let reported: number | undefined
+  child.on('message', (message) => {
+    if (isExitCodeMessage(message)) reported = message.cordonExitCode
+  })
   // Ctrl-C on a terminal reaches both processes; `kill <pid>` reaches only this one. Forwarding
   // is harmless in the first case: the child treats a repeated SIGINT like the first.
   const signals: NodeJS.Signals[] = ['SIGINT', 'SIGTERM', 'SIGHUP']
@@ -38,7 +47,7 @@ export function restartWithNoNodeSnapshot(): Promise<number> {
     })
     child.on('exit', (code, signal) => {
       for (const s of signals) process.off(s, forward)
-      resolve(code ?? 128 + (signal ? constants.signals[signal] : 0))
+      resolve(reported ?? code ?? 128 + (signal ? constants.signals[signal] : 0))
     })
   })
 }

@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { Limits } from '@cordon/core'
 import type { CreateSandboxOptions } from '@cordon/select'
+import { noteLostIsolate } from './process-end.js'
 
 /** Flags shared by `cordon run` and `cordon repl`, as commander parses them. */
 export interface SandboxFlags {
@@ -38,8 +39,10 @@ export function addSandboxFlags(command: Command): Command {
 
 /** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */
 export function selectOptionsFrom(flags: SandboxFlags): CreateSandboxOptions {
-  if (flags.backend !== 'auto') return { backend: flags.backend }
-  return flags.prefer ? { prefer: flags.prefer } : {}
+  // Told, the CLI can still end its process after isolated-vm loses an isolate (process-end.ts).
+  const backendOptions = { ivm: { onCatastrophicError: noteLostIsolate } }
+  if (flags.backend !== 'auto') return { backend: flags.backend, backendOptions }
+  return flags.prefer ? { prefer: flags.prefer, backendOptions } : { backendOptions }
 }
 
 /** The limit flags as run options; unset ones fall back to CORDON_* variables, then core's defaults. */
