@@ -1,4 +1,5 @@
 import fs from 'node:fs'
+import path from 'node:path'
 import { createSandbox, type RunError, type RunResult, type Sandbox } from '@cordon/core'
 import { createBackend, type SubprocessBackend, type TestInternals } from '../src/subprocess-backend.js'
 import type { SubprocessBackendOptions } from '../src/options.js'
@@ -87,3 +88,20 @@ const send = (message) => escapedProcess.stdout.write(frame(message))
 const raw = (bytes) => escapedProcess.stdout.write(B.from(bytes))
 const later = (fn, ms) => escapedProcess.getBuiltinModule('timers').setTimeout(fn, ms)
 `
+
+/** The Node processes of engine children below `root` (not their launch wrappers). */
+export function engineChildren(root = process.pid): number[] {
+  return nodeChildren(root, 'engine-child.js')
+}
+
+/** The Node processes below `root` (not their launch wrappers) running the entry `entry`. */
+export function nodeChildren(root: number, entry: string): number[] {
+  return descendants(root).filter((pid) => {
+    try {
+      const argv = fs.readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+      return path.basename(argv[0] ?? '') === path.basename(process.execPath) && argv.some((arg) => path.basename(arg) === entry)
+    } catch {
+      return false
+    }
+  })
+}

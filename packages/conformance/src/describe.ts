@@ -7,6 +7,7 @@ import { errorsChecks } from './groups/errors.js'
 import { eventsChecks } from './groups/events.js'
 import { fetchChecks } from './groups/fetch.js'
 import { durableChecks } from './groups/durable.js'
+import { faultChecks, type FaultHarness } from './groups/faults.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -110,4 +111,17 @@ export const describeDurable = describer('durable')
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {
   for (const group of Object.keys(conformanceGroups) as ConformanceGroup[]) describer(group)(factory, options)
+}
+
+const FAULT_CHECK_TIMEOUT_MS = 30_000
+
+/**
+ * The faults group: what happens to runs when the process (or server) that runs them dies from
+ * outside, or one of its runs runs out of memory. Not in the aggregate: it needs a harness that
+ * can find and kill the backend's runners, which only the backend's own tests can provide.
+ */
+export function describeFaults(harness: FaultHarness): void {
+  describe('cordon conformance: faults', () => {
+    for (const check of faultChecks) it(check.name, () => check.run(harness), FAULT_CHECK_TIMEOUT_MS)
+  })
 }

@@ -7,6 +7,7 @@ export {
   describeDurable,
   describeErrors,
   describeEvents,
+  describeFaults,
   describeFetch,
   describeIsolation,
   describeLifecycle,
@@ -20,3 +21,4 @@ export {
   describeValues,
 } from './describe.js'
 export type { BackendFactory, CapabilityRequirement, ConformanceGroup, ConformanceOptions } from './types.js'
+export type { FaultHarness } from './groups/faults.js'
