@@ -52,6 +52,32 @@ describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children
     process.kill(host.pid!, 'SIGKILL')
     expect(await waitFor(() => below.every((pid) => !running(pid)), 5_000)).toBe(true)
   })
+
+  it('synchronous tools block only their own child, and the frames that arrive meanwhile are all delivered', async () => {
+    const backend = createSubprocessBackend({ engine, runsPerChild: 4, maxChildren: 1 })
+    const sandbox = createSandbox(backend)
+    try {
+      let syncCalls = 0
+      const tools = {
+        'clock.tick': { sync: true, execute: () => ++syncCalls },
+        'a.echo': { execute: async (n: number) => n },
+      }
+      // One child serves both runs: the async run's answers and logs reach it while the other blocks.
+      const blocking = sandbox.run('let s = 0; for (let i = 0; i < 300; i++) s += clock.tick() > 0 ? 1 : 0; s', { tools, maxToolCalls: 1000 })
+      const flowing = sandbox.run('let s = 0; for (let i = 0; i < 300; i++) { console.log(i); s += await a.echo(i) } s', {
+        tools,
+        maxToolCalls: 1000,
+        maxLogEntries: 1000,
+      })
+      const [sync, async_] = await Promise.all([blocking, flowing])
+      expect(sync.ok && sync.value).toBe(300)
+      expect(async_.ok && async_.value).toBe((299 * 300) / 2)
+      expect(async_.logs).toHaveLength(300)
+      expect(engineChildren()).toHaveLength(1)
+    } finally {
+      await sandbox.dispose()
+    }
+  })
 })
 
 describe.runIf(linux)('partitions', () => {

@@ -19,3 +19,9 @@ export interface EngineInit {
 /** Frame kinds: the channel's batches both ways, and the child's last word when its engine cannot load. */
 export const BATCH_FRAME = 'b'
 export const FATAL_FRAME = 'fatal'
+/**
+ * The host's answer to a synchronous tool call (`['call-sync', …]` in a batch). The child's
+ * thread blocks on stdin for it, so the other runs of that child wait while the host runs the
+ * tool: synchronous tools are meant to be quick.
+ */
+export const SYNC_REPLY_FRAME = 'sync'

@@ -8,10 +8,10 @@
  * closes or its parent changes (the host died).
  */
 import { createRequire } from 'node:module'
-import type { SandboxBackend, serveBackend } from '@cordon/core/backend'
+import type { SandboxBackend, SyncReply, serveBackend } from '@cordon/core/backend'
 import { encodeFrame } from '../framing.js'
 import { listenToHost } from '../child/host-link.js'
-import { BATCH_FRAME, FATAL_FRAME, type EngineInit } from './engine-init.js'
+import { BATCH_FRAME, FATAL_FRAME, SYNC_REPLY_FRAME, type EngineInit } from './engine-init.js'
 
 // Frames own stdout: anything else the process prints goes to stderr, where the host keeps a tail.
 const writeFrame = process.stdout.write.bind(process.stdout)
@@ -48,7 +48,14 @@ async function start(init: EngineInit): Promise<void> {
     send([FATAL_FRAME, `the ${init.engine} engine could not be loaded: ${what}${typeof denied === 'string' ? ` (${denied})` : ''}`])
     return
   }
-  served = serve(backend, { send: (batch) => send([BATCH_FRAME, batch]) })
+  served = serve(backend, {
+    send: (batch) => send([BATCH_FRAME, batch]),
+    // A synchronous tool: this child's thread waits for the host's answer (see engine-init.ts).
+    callSync(report) {
+      send([BATCH_FRAME, [report]])
+      return link.waitFor(SYNC_REPLY_FRAME)[1] as SyncReply
+    },
+  })
   for (const batch of early.splice(0)) served.receive(batch)
 }
 
@@ -83,4 +90,4 @@ function handle(frame: unknown[]): void {
   else served.receive(body)
 }
 
-listenToHost(handle, quit)
+const link = listenToHost(handle, quit)

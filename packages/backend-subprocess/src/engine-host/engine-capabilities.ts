@@ -7,8 +7,8 @@ export function engineCapabilities(engine: EngineName, networkIsolation: Network
   return Object.freeze({
     isolation: engine === 'isolated-vm' ? 'process+v8-isolate' : 'process+wasm',
     memoryLimit: true,
-    // A blocking call would need the child to block on its pipe while other runs use it: not yet.
-    syncHostCalls: false,
+    // The child's thread blocks on its pipe for the answer (the child's other runs wait meanwhile).
+    syncHostCalls: true,
     // An engine that runs out of memory takes at most its own child down; the host never.
     survivesGuestOom: true,
     cpuTime: true,

@@ -7,7 +7,7 @@ import { spawn } from 'node:child_process'
 import path from 'node:path'
 import type { RunError } from '@cordon/core'
 import type { FarSideEvents, FarSideLink } from '@cordon/core/backend'
-import { BATCH_FRAME, FATAL_FRAME, type EngineInit } from '../engine-child/engine-init.js'
+import { BATCH_FRAME, FATAL_FRAME, SYNC_REPLY_FRAME, type EngineInit } from '../engine-child/engine-init.js'
 import { ranOutOfMemory } from '../exit-outcome.js'
 import { FrameReader, encodeFrame } from '../framing.js'
 import { engineLaunchArgv, type EngineChildLaunch, type LaunchPlan } from '../launch-plan.js'
@@ -109,7 +109,10 @@ export function startEngineChild(start: EngineChildStart, events: FarSideEvents)
   send(['init', start.init])
 
   return {
-    transport: { send: (batch) => send([BATCH_FRAME, batch]) },
+    transport: {
+      send: (batch) => send([BATCH_FRAME, batch]),
+      replySync: (reply) => send([SYNC_REPLY_FRAME, reply]),
+    },
     kill,
     hold(held) {
       for (const handle of [proc, stdin, stdout, stderr]) {
