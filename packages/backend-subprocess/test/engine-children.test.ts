@@ -63,7 +63,10 @@ describe.runIf(linux).each(['isolated-vm', 'quickjs'] as const)('engine children
         'a.echo': { execute: async (n: number) => n },
       }
       // One child serves both runs: the async run's answers and logs reach it while the other blocks.
-      const blocking = sandbox.run('let s = 0; for (let i = 0; i < 300; i++) s += clock.tick() > 0 ? 1 : 0; s', { tools, maxToolCalls: 1000 })
+      const blocking = sandbox.run('let s = 0; for (let i = 0; i < 300; i++) s += clock.tick() > 0 ? 1 : 0; s', {
+        tools,
+        maxToolCalls: 1000,
+      })
       const flowing = sandbox.run('let s = 0; for (let i = 0; i < 300; i++) { console.log(i); s += await a.echo(i) } s', {
         tools,
         maxToolCalls: 1000,
