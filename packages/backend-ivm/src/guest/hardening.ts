@@ -7,6 +7,7 @@ import type { Primordials } from '@cordon/core/backend'
  * Why it exists — places where isolated-vm's memory limit is not the whole story:
  * - `WebAssembly.Memory` is allocated outside isolated-vm's accounting (a 16 MB isolate
  *   could commit gigabytes), so `WebAssembly` is removed.
+ * - `Atomics.waitAsync` with a timeout aborts the process under isolated-vm 5 (below): removed.
  * - Resizable `ArrayBuffer`s and growable `SharedArrayBuffer`s reserve their maximum and commit
  *   pages on `resize`/`grow` without asking the isolate's allocator. Each one is charged its
  *   maximum up front: a plain ArrayBuffer of `maxByteLength` bytes (which isolated-vm does
@@ -216,6 +217,11 @@ export function hardenGuestRealm(p: Primordials, reportAllocationFailure: () => 
   }
 
   delete G.WebAssembly
+  // isolated-vm 5 aborts the whole process ("terminate called without an active exception")
+  // when a waitAsync with a finite timeout is pending in an isolate: one line of guest code
+  // could end the host. The guest sees Atomics without it, as in engines that lack it.
+  const atomics = G.Atomics as Record<string, unknown> | undefined
+  if (typeof atomics === 'object' && atomics !== null) delete atomics.waitAsync
 
   // Typed arrays: their memory comes from the isolate's allocator; only failures need watching.
   const typedArrayNames = [

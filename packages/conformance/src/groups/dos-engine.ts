@@ -37,6 +37,28 @@ export const engineDosChecks: ConformanceCheck[] = [
     ],
     accept: oneOf(['no Atomics'], ['TIMEOUT']),
   }),
+  // isolated-vm 5 aborts its whole process when a waitAsync with a finite timeout is pending
+  // (found by running test262's Atomics tests): the run must end with its value or a guest
+  // error, and the backend must live on. Engines without it say so.
+  boundedCase({
+    name: 'Atomics.waitAsync with a timeout, and one woken by notify, end normally (or no waitAsync)',
+    timeoutMs: DOS_TIMEOUT_MS,
+    programs: [
+      [
+        "if (typeof Atomics !== 'object' || typeof Atomics.waitAsync !== 'function' || typeof SharedArrayBuffer !== 'function') return 'no waitAsync'",
+        'const cell = new Int32Array(new SharedArrayBuffer(16))',
+        'return await Atomics.waitAsync(cell, 0, 0, 10).value',
+      ].join('\n'),
+      [
+        "if (typeof Atomics !== 'object' || typeof Atomics.waitAsync !== 'function' || typeof SharedArrayBuffer !== 'function') return 'no waitAsync'",
+        'const cell = new Int32Array(new SharedArrayBuffer(16))',
+        'const waiting = Atomics.waitAsync(cell, 0, 0, 1000)',
+        'Atomics.notify(cell, 0, 1)',
+        'return await waiting.value',
+      ].join('\n'),
+    ],
+    accept: oneOf(['no waitAsync', 'timed-out', 'ok'], ['RUNTIME_ERROR']),
+  }),
   // quickjs-emscripten documents that its interrupt handler runs between bytecode
   // instructions; built-ins walking a sparse array or an array-like by its length run in C.
   boundedCase({
