@@ -6,7 +6,8 @@ export function subprocessCapabilities(networkIsolation: NetworkIsolationMode): 
   return Object.freeze({
     isolation: 'process',
     memoryLimit: true,
-    syncHostCalls: false,
+    // The child blocks on its pipe for the host's answer (child/host-link.ts).
+    syncHostCalls: true,
     survivesGuestOom: true,
     cpuTime: true,
     heapStats: true,

@@ -7,7 +7,12 @@
  * one-off child), or `['session']` followed by any number of runs, one after another, each
  * sent only after the last one's `done` (a session child); `['settle', id, ok, payload]`
  * during a run; `['usage']` between the runs of a session, answered by `['usage', heapBytes]`.
+ * A synchronous tool call `['call-sync', name, args]` blocks the child until the host's
+ * `['sync', reply]` (the guest runtime's callSync text); other frames wait behind it.
  */
+
+/** The host's answer to a synchronous tool call. */
+export const SYNC_REPLY = 'sync'
 import type { LogLevel } from '@cordon/core'
 
 /** What the host sends once, right after spawning. */
@@ -52,6 +57,7 @@ export type ChildMessage =
   | { kind: 'probe'; report: ProbeReport }
   | { kind: 'log'; level: LogLevel; message: string }
   | { kind: 'call'; id: number; name: string; args: string }
+  | { kind: 'call-sync'; name: string; args: string }
   | { kind: 'done'; status: 'ok' | 'error' | 'limit'; payload: string; logsDropped: number; cpuMs: number; heapBytes: number }
   | { kind: 'syntax'; name: string; message: string; line: number | undefined; column: number | undefined }
   | { kind: 'limit'; code: 'MEMORY_LIMIT' | 'TIMEOUT'; message: string }
@@ -81,6 +87,9 @@ export function parseChildMessage(frame: unknown[]): ChildMessage | string {
     case 'call':
       if (frame.length === 4 && isCount(a) && a > 0 && isString(b) && isString(c)) return { kind, id: a, name: b, args: c }
       return 'malformed tool call message'
+    case 'call-sync':
+      if (frame.length === 3 && isString(a) && isString(b)) return { kind, name: a, args: b }
+      return 'malformed synchronous tool call message'
     case 'done':
       if (frame.length === 6 && isString(a) && DONE_STATUSES.includes(a) && isString(b) && isCount(c) && isAmount(d) && isAmount(e)) {
         return { kind, status: a as 'ok' | 'error' | 'limit', payload: b, logsDropped: c, cpuMs: d, heapBytes: e }

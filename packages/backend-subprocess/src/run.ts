@@ -20,12 +20,20 @@ export interface SessionRun {
   formerTools: ReadonlySet<string>
 }
 import type { ErrorCode } from '@cordon/core'
-import { outcomeFromDone, stopError, toolErrorPayload, watchStop, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
+import {
+  outcomeFromDone,
+  stopError,
+  syncToolReply,
+  toolErrorPayload,
+  watchStop,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+} from '@cordon/core/backend'
 import { outcomeForExit } from './exit-outcome.js'
 import type { GuestChild } from './guest-child.js'
 import { frameCapBytes } from './memory-budget.js'
 import { watchMemory } from './memory-watchdog.js'
-import type { ChildMessage, RunMessage } from './messages.js'
+import { SYNC_REPLY, type ChildMessage, type RunMessage } from './messages.js'
 
 const MESSAGE_SLACK = 8
 /** After a stop, how long the child's pipe may take to close before the run ends anyway. */
@@ -39,6 +47,7 @@ export function runOnChild(
 ): Promise<ExecuteOutcome> {
   const { limits } = request
   const toolNames = new Set(request.tools.map((tool) => tool.name))
+  const syncToolNames = new Set(request.tools.filter((tool) => tool.sync).map((tool) => tool.name))
   const callIds = new Set<number>()
   const maxMessages = limits.maxLogEntries + limits.maxToolCalls + MESSAGE_SLACK
   let messages = 0
@@ -83,6 +92,11 @@ export function runOnChild(
           return
         case 'call':
           return call(message.id, message.name, message.args)
+        case 'call-sync':
+          if (!syncToolNames.has(message.name))
+            return violation(`synchronous call of ${JSON.stringify(message.name.slice(0, 80))}, not a synchronous tool`)
+          // The child is blocked until this reply: nothing else of the run moves meanwhile.
+          return child.send([SYNC_REPLY, syncToolReply(request.host, message.name, message.args)])
         case 'done': {
           const outcome = outcomeFromDone(message)
           outcome.stats = { ...outcome.stats, cpuMs: message.cpuMs, heapBytes: message.heapBytes }

@@ -12,7 +12,7 @@ describe('construction and availability', () => {
     expect(JSON.parse(JSON.stringify(backend.capabilities))).toEqual({
       isolation: 'process',
       memoryLimit: true,
-      syncHostCalls: false,
+      syncHostCalls: true,
       survivesGuestOom: true,
       cpuTime: true,
       heapStats: true,

@@ -12,7 +12,7 @@
  */
 import { encodeFrame } from '../framing.js'
 import { listenToHost } from './host-link.js'
-import type { InitMessage, RunMessage } from '../messages.js'
+import { SYNC_REPLY, type InitMessage, type RunMessage } from '../messages.js'
 import { prepareGuest, type ChildOutput, type PreparedGuest } from './guest-context.js'
 import { probeReport } from './probe.js'
 import { warmUp } from './warm-up.js'
@@ -20,6 +20,11 @@ import { warmUp } from './warm-up.js'
 const out: ChildOutput = {
   send(message) {
     process.stdout.write(encodeFrame(message))
+  },
+  callSync(name, args) {
+    out.send(['call-sync', name, args])
+    const [, reply] = link.waitFor(SYNC_REPLY)
+    return typeof reply === 'string' ? reply : quit('a malformed synchronous reply')
   },
   exit(code) {
     process.exit(code)
@@ -54,4 +59,4 @@ function handle(message: unknown[]): void {
   else quit(`unknown message ${String(kind)}`)
 }
 
-listenToHost(handle, quit)
+const link = listenToHost(handle, quit)

@@ -14,15 +14,20 @@ import { installAllocationGuard } from './allocation-guard.js'
 import { capErrorPayload } from './error-payload.js'
 import { describeSyntaxError } from './syntax-error.js'
 
+/** What a synchronous tool call outside a run gets (core's RUN_ENDED_REPLY; the child bundles no core). */
+const RUN_ENDED_REPLY = '{"ok":false,"message":"the run has ended"}'
+
 export interface ChildOutput {
   send(message: unknown[]): void
+  /** Sends a synchronous tool call and blocks until the host's reply (the runtime's `callSync` text). */
+  callSync(name: string, args: string): string
   /** Ends the child process now (frames already sent are flushed: stdout is a blocking pipe). */
   exit(code: number): void
 }
 
 interface Bridge {
   schedule(fn: unknown, a?: unknown, b?: unknown, c?: unknown): void
-  wrapHost(dispatch: (kind: string, a: unknown, b: unknown, c: unknown) => void): unknown
+  wrapHost(dispatch: (kind: string, a: unknown, b: unknown, c: unknown) => unknown): unknown
 }
 
 interface Runtime {
@@ -81,8 +86,9 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   let session = false
   const runtime = factory(bridge.wrapHost(dispatch))
 
-  function dispatch(kind: string, a: unknown, b: unknown, c: unknown): void {
-    if (state === undefined || state.finished) return
+  function dispatch(kind: string, a: unknown, b: unknown, c: unknown): unknown {
+    if (state === undefined || state.finished) return kind === 'call-sync' ? RUN_ENDED_REPLY : undefined
+    if (kind === 'call-sync') return out.callSync(String(a), String(b))
     if (kind === 'log') {
       if (typeof a === 'string' && typeof b === 'string') out.send(['log', a, b])
     } else if (kind === 'call') {

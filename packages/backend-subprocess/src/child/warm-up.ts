@@ -19,6 +19,8 @@ export function warmUp(init: InitMessage): void {
       send(message) {
         encodeFrame(message)
       },
+      // The warm-up program has no synchronous tools.
+      callSync: () => '{"ok":false,"message":"no synchronous tools while warming up"}',
       exit() {},
     },
   )

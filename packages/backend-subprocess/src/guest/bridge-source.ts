@@ -70,7 +70,6 @@ export const BRIDGE_SOURCE = `(function (p) {
     configurable: true,
     enumerable: false
   })
-  var SYNC_UNSUPPORTED = '{"ok":false,"message":"synchronous tools are not supported by the subprocess backend"}'
   return {
     schedule: function (fn, a, b, c) {
       apply(then, resolved, [function () { fn(a, b, c) }])
@@ -79,7 +78,7 @@ export const BRIDGE_SOURCE = `(function (p) {
       return {
         log: function (level, message) { dispatch('log', level, message) },
         call: function (id, name, args) { dispatch('call', id, name, args) },
-        callSync: function () { return SYNC_UNSUPPORTED },
+        callSync: function (name, args) { return dispatch('call-sync', name, args) },
         timer: function (id, delayMs) { dispatch('timer', id, delayMs) },
         done: function (status, payload, logsDropped) { dispatch('done', status, payload, logsDropped) }
       }

@@ -60,13 +60,7 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
     },
     callSync(name, argsWire) {
       if (closed) return RUN_ENDED_REPLY
-      try {
-        const value = request.host.callToolSync(String(name), String(argsWire))
-        return `{"ok":true,"value":${value}}`
-      } catch (error) {
-        const parsed = JSON.parse(toolErrorPayload(error)) as { name?: string; message: string }
-        return JSON.stringify({ ok: false, ...parsed })
-      }
+      return syncToolReply(request.host, String(name), String(argsWire))
     },
     timer(id, delayMs) {
       if (closed) return
@@ -129,4 +123,17 @@ export function outcomeFromDone(done: GuestDone): ExecuteOutcome {
   if (typeof parsed.name === 'string') error.name = parsed.name
   if (typeof parsed.stack === 'string') error.stack = parsed.stack
   return { ok: false, error, stats }
+}
+
+/**
+ * Runs a synchronous tool and answers as the guest runtime's `callSync` reads it:
+ * `{"ok":true,"value":<wire>}`, or the tool's error as `{"ok":false,"name"?,"message"}`.
+ */
+export function syncToolReply(host: ExecuteRequest['host'], name: string, argsWire: string): string {
+  try {
+    return `{"ok":true,"value":${host.callToolSync(name, argsWire)}}`
+  } catch (error) {
+    const parsed = JSON.parse(toolErrorPayload(error)) as { name?: string; message: string }
+    return JSON.stringify({ ok: false, ...parsed })
+  }
 }

@@ -20,7 +20,7 @@ export type { GuestRuntime, GuestSetup, RelayFunctions } from '../guest/protocol
 export { GUEST_FILENAME, GUEST_RUNTIME_SOURCE } from '../guest/runtime-source.js'
 export { PRIMORDIALS_SOURCE, capturePrimordials } from '../guest/primordials.js'
 export type { Primordials } from '../guest/primordials.js'
-export { createGuestRelay, outcomeFromDone, toolErrorPayload } from './guest-relay.js'
+export { createGuestRelay, outcomeFromDone, syncToolReply, toolErrorPayload } from './guest-relay.js'
 export type { GuestDone, GuestEngine, GuestRelay } from './guest-relay.js'
 export { createRelaySwitch } from './relay-switch.js'
 export {

@@ -71,6 +71,18 @@ export const asyncTools: Program[] = [
     expect: { value: { keys: ['big', 'set', 'when'], got: [2n ** 70n, new Set([1, 2]), new Date(0)] } },
   },
   {
+    name: 'tools: synchronous calls mixed with awaited ones, in a loop',
+    code: 'let total = 0\nfor (let i = 1; i <= 5; i++) total += math.mul({ a: i, b: await math.add({ a: i, b: 1 }) })\ntotal',
+    tools: mathTools(),
+    expect: { value: 70 },
+  },
+  {
+    name: 'tools: a synchronous tool returns extended values and throws a catchable TypeError',
+    code: 'const ok = math.check({ n: 9 })\nlet failed\ntry { math.check({ n: -1 }) } catch (e) { failed = e instanceof TypeError && e.message }\n({ ok, failed })',
+    tools: mathTools(),
+    expect: { value: { ok: { n: 9, sqrt: 3, at: new Date(0) }, failed: 'expected a non-negative number, got -1' } },
+  },
+  {
     name: 'tools: echo returns exactly what was sent',
     code: "await echo({ n: -0, nan: NaN, u: undefined, list: [1, , 3], nested: { $: 'dollar' } })",
     tools: mathTools(),

@@ -123,7 +123,15 @@ export function failingTools(): ToolSet {
 export function mathTools(): ToolSet {
   return {
     'math.add': { execute: async ({ a, b }: { a: number; b: number }) => a + b },
-    // No sync tools: the subprocess backend has no syncHostCalls, and a run declaring one is UNSUPPORTED there.
+    // Synchronous: every backend (and mode) has syncHostCalls.
+    'math.mul': { sync: true, execute: ({ a, b }: { a: number; b: number }) => a * b },
+    'math.check': {
+      sync: true,
+      execute: ({ n }: { n: number }) => {
+        if (n < 0) throw new TypeError(`expected a non-negative number, got ${n}`)
+        return { n, sqrt: Math.sqrt(n), at: new Date(0) }
+      },
+    },
     echo: { execute: async (args: unknown) => args },
   }
 }
