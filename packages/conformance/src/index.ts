@@ -12,6 +12,7 @@ export {
   describeLifecycle,
   describeLimits,
   describeLogs,
+  describeModules,
   describeNormalization,
   describePoisoning,
   describePreemption,
