@@ -85,7 +85,11 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
     }
     const checked = checkResumeOptions(options)
     const { tools, signal: userSignal, onEvent, includeToolValuesInEvents } = checked
-    checkOptions({ signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals, modules: checked.modules }, 'resume options', true)
+    checkOptions(
+      { signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals, modules: checked.modules },
+      'resume options',
+      true,
+    )
     const registry = registerTools(tools ?? defaults.tools)
     // Modules are loaded before the continuation is claimed: other modules refuse the resume.
     const modules = checked.modules ?? defaults.modules

@@ -13,10 +13,7 @@ export const LIBRARY: ModuleMap = {
     "export { add as plus, default as double } from 'vetted-math'",
     'export const four = twice(add(1, 1))',
   ].join('\n'),
-  'cycle-a': [
-    "import { b } from 'cycle-b'",
-    "export function a(n) { return n <= 0 ? 'a' : 'a' + b(n - 1) }",
-  ].join('\n'),
+  'cycle-a': ["import { b } from 'cycle-b'", "export function a(n) { return n <= 0 ? 'a' : 'a' + b(n - 1) }"].join('\n'),
   'cycle-b': ["import { a } from 'cycle-a'", "export function b(n) { return n <= 0 ? 'b' : 'b' + a(n - 1) }"].join('\n'),
   'typed.ts': [
     'interface Point { x: number; y: number }',

@@ -137,7 +137,12 @@ export const modulesChecks: readonly ConformanceCheck[] = [
     'a module that allocates too much ends MEMORY_LIMIT',
     async ({ sandbox }) => {
       const hog: ModuleMap = { hog: 'const a = []\nfor (;;) a.push(new Array(1e5).fill(a.length))\nexport default a' }
-      const { result } = await timedRun(sandbox, "const m = await import('hog')\nreturn m.default.length", { modules: hog, memoryMb: 32, timeoutMs: 15_000 }, 20_000)
+      const { result } = await timedRun(
+        sandbox,
+        "const m = await import('hog')\nreturn m.default.length",
+        { modules: hog, memoryMb: 32, timeoutMs: 15_000 },
+        20_000,
+      )
       expectLimitName(expectError(result, 'MEMORY_LIMIT'), 'memoryMb', 32)
       await expectHealthy(sandbox, 'a module that ran out of memory')
     },
@@ -190,7 +195,7 @@ export const modulesChecks: readonly ConformanceCheck[] = [
     const probe: ModuleMap = {
       probe: [
         'export function look() {',
-        "  return [typeof secret, typeof require, typeof process, typeof globalThis.fetch, typeof module, typeof exports.constructor]",
+        '  return [typeof secret, typeof require, typeof process, typeof globalThis.fetch, typeof module, typeof exports.constructor]',
         '}',
       ].join('\n'),
     }
@@ -215,7 +220,11 @@ export const modulesChecks: readonly ConformanceCheck[] = [
   }),
 
   check('a bad modules option is INVALID_OPTIONS naming the key', async ({ sandbox }) => {
-    await expectHostError(() => sandbox.run('1', { modules: { bad: 42 } as unknown as ModuleMap }), 'INVALID_OPTIONS', 'a number as a module')
+    await expectHostError(
+      () => sandbox.run('1', { modules: { bad: 42 } as unknown as ModuleMap }),
+      'INVALID_OPTIONS',
+      'a number as a module',
+    )
     await expectHostError(() => sandbox.run('1', { modules: ['x'] as unknown as ModuleMap }), 'INVALID_OPTIONS', 'an array as the map')
     let message = ''
     try {
@@ -251,7 +260,11 @@ export const modulesChecks: readonly ConformanceCheck[] = [
       'INVALID_CONTINUATION',
       'a resume with a changed module',
     )
-    await expectHostError(() => sandbox.resume(paused.continuation, { answer: 7, tools }), 'INVALID_CONTINUATION', 'a resume without modules')
+    await expectHostError(
+      () => sandbox.resume(paused.continuation, { answer: 7, tools }),
+      'INVALID_CONTINUATION',
+      'a resume without modules',
+    )
     expectSameValue(expectOk(await sandbox.resume(paused.continuation, { answer: 7, tools, modules })), 14, 'the resumed value')
   }),
 

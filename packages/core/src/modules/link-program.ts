@@ -25,7 +25,8 @@ export interface LinkedProgram {
 }
 
 export function linkProgram(program: NormalizedProgram, modules: CompiledModules): LinkedProgram {
-  let script = '(function () { return ' + program.script + ';\n' + REGISTRY_SOURCE + '\nfunction __cordon_modules__() {\nreturn { __proto__: null,\n'
+  let script =
+    '(function () { return ' + program.script + ';\n' + REGISTRY_SOURCE + '\nfunction __cordon_modules__() {\nreturn { __proto__: null,\n'
   let line = lineStartsOf(script).length
   const spans: ModuleSpan[] = []
   for (const [name, result] of modules) {

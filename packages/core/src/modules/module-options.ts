@@ -31,7 +31,9 @@ export function checkModules(value: unknown, source: string): ModuleMap | undefi
     }
     const entry = (value as Record<string, unknown>)[key]
     if (typeof entry !== 'string' && typeof entry !== 'function') {
-      invalid(`${source}: modules: "${key}" must be the module's source (a string) or a function that returns it, got ${describeOptionValue(entry)}`)
+      invalid(
+        `${source}: modules: "${key}" must be the module's source (a string) or a function that returns it, got ${describeOptionValue(entry)}`,
+      )
     }
   }
   return value as ModuleMap

@@ -41,7 +41,8 @@ export function rewriteImport(wrapped: string, s: ImportDeclaration, edits: Edit
   }
   const pattern = '{ ' + named.join(', ') + ' }'
   let text: string
-  if (namespace !== undefined) text = 'const ' + namespace + ' = ' + load + (named.length > 0 ? ', ' + pattern + ' = ' + namespace : '') + ';'
+  if (namespace !== undefined)
+    text = 'const ' + namespace + ' = ' + load + (named.length > 0 ? ', ' + pattern + ' = ' + namespace : '') + ';'
   else if (named.length > 0) text = 'const ' + pattern + ' = ' + load + ';'
   else text = load + ';'
   replaceKeepingLines(wrapped, s.start, s.end, text, edits)

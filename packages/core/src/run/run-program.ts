@@ -353,7 +353,7 @@ const STACK_POSITIONS = new RegExp(STACK_POSITION.source, 'g')
 
 function firstProgramFrame(stack: string, program: NormalizedProgram): RegExpExecArray | undefined {
   for (const match of stack.matchAll(STACK_POSITIONS)) {
-    if (toUserPosition(program, Number(match[1])) !== undefined) return match as RegExpExecArray
+    if (toUserPosition(program, Number(match[1])) !== undefined) return match
   }
   return undefined
 }
