@@ -6,6 +6,7 @@
  * stack frames in a module can name it. Modules live outside the program's function: they see
  * globals, never the program's variables.
  */
+import { GUEST_FILENAME } from '../guest/runtime-source.js'
 import type { NormalizedProgram } from '../normalize/index.js'
 import { lineStartsOf } from '../normalize/positions.js'
 import { MODULE_PARAMS } from './compile-module.js'
@@ -31,7 +32,7 @@ export function linkProgram(program: NormalizedProgram, modules: CompiledModules
   const spans: ModuleSpan[] = []
   for (const [name, result] of modules) {
     // A module that does not compile fails whoever imports it, with the same SyntaxError.
-    const body = result.ok ? result.module.body : 'throw new SyntaxError(' + JSON.stringify(syntaxMessage(name, result)) + ');'
+    const body = result.ok ? result.module.body : 'throw new SyntaxError(' + oneLine(JSON.stringify(syntaxMessage(name, result))) + ');'
     const entry = '[' + JSON.stringify(name) + ']: function ' + MODULE_PARAMS + ' {' + body + '\n},\n'
     const lines = lineStartsOf(entry).length - 1
     // The entry's first line is the factory's setup line; the module's line 1 comes next.
@@ -43,7 +44,12 @@ export function linkProgram(program: NormalizedProgram, modules: CompiledModules
   return { script, spans }
 }
 
-const FRAME = /guest\.js:(\d+):(\d+)/g
+/** JSON leaves U+2028 and U+2029 as they are, and both end a line of the script: escape them. */
+function oneLine(json: string): string {
+  return json.replace(/\u2028/g, '\\u2028').replace(/\u2029/g, '\\u2029')
+}
+
+const FRAME = new RegExp(GUEST_FILENAME.replace('.', '\\.') + ':(\\d+):(\\d+)', 'g')
 
 /** `stack` with each frame that points into a module naming the module and its own line. */
 export function renameModuleFrames(stack: string, spans: readonly ModuleSpan[]): string {
