@@ -17,10 +17,9 @@ import { resolveFetchPolicy, type FetchPolicy } from '../fetch/fetch-options.js'
 import { FETCH_DESCRIPTOR, FETCH_GLOBAL_NAMES, createRunFetch } from '../fetch/fetch-tool.js'
 import type { DurablePlan } from '../durable/durable-plan.js'
 import { pausedResult } from '../durable/paused-result.js'
-import { loadModules, modulesTooLarge, type LoadedModules } from '../modules/load-modules.js'
-import { checkStaticGraph, compileModules } from '../modules/module-graph.js'
-import { linkProgram, renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
-import { modulesHash } from '../modules/modules-hash.js'
+import type { LoadedModules } from '../modules/load-modules.js'
+import { renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
+import { linkRunModules } from '../modules/run-modules.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -175,16 +174,15 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   const program = normalized.program
   let script = program.script
   if (modules !== undefined) {
-    // Loaders run on the host, inside the run's time; the modules evaluate in the guest.
-    const loaded = plan.loadedModules ?? (await loadModules(modules, runStop.signal))
-    if (!loaded.ok) return finish({ ok: false, error: runStop.reason ?? loaded.error })
-    const tooLarge = modulesTooLarge(loaded.sources, limits.maxCodeBytes)
-    if (tooLarge !== undefined) return finish({ ok: false, error: tooLarge })
-    const compiled = await compileModules(loaded.sources)
-    const linkError = checkStaticGraph(program, compiled)
-    if (linkError !== undefined) return finish({ ok: false, error: linkError })
-    if (plan.durable !== undefined) plan.durable.modules = modulesHash(loaded.sources)
-    const linked = linkProgram(program, compiled)
+    const linked = await linkRunModules(program, {
+      map: modules,
+      loaded: plan.loadedModules,
+      maxCodeBytes: limits.maxCodeBytes,
+      signal: runStop.signal,
+      durable: plan.durable,
+    })
+    // A stop while loaders ran (deadline, abort) wins over their error: finish reports the stop.
+    if ('error' in linked) return finish({ ok: false, error: linked.error })
     script = linked.script
     spans = linked.spans
   }
