@@ -9,19 +9,33 @@ import type { NormalizedProgram } from '../normalize/index.js'
 import { compileModule, type CompileResult } from './compile-module.js'
 import type { ModuleSources } from './load-modules.js'
 
-/** Compiled modules of recent runs, by name and source (hosts pass the same map run after run). */
+/**
+ * Compiled modules of recent runs, by name and source: hosts pass the same map run after run.
+ * Bounded by total source size (the key and the compiled body are about twice that).
+ */
 const cache = new Map<string, CompileResult>()
-const MAX_CACHED = 128
-const MAX_CACHED_CHARS = 256 * 1024
+const MAX_CACHED_CHARS = 4 * 1024 * 1024
+let cachedChars = 0
 
 async function compileCached(name: string, source: string): Promise<CompileResult> {
   const key = name + '\n' + source
   const hit = cache.get(key)
-  if (hit !== undefined) return hit
+  if (hit !== undefined) {
+    // Most recently used goes last, so the oldest is the first to go.
+    cache.delete(key)
+    cache.set(key, hit)
+    return hit
+  }
   const result = await compileModule(name, source)
-  if (source.length <= MAX_CACHED_CHARS) {
+  // Two runs may compile the same module at once: count it once.
+  if (!cache.has(key) && key.length <= MAX_CACHED_CHARS / 4) {
     cache.set(key, result)
-    if (cache.size > MAX_CACHED) cache.delete(cache.keys().next().value as string)
+    cachedChars += key.length
+    while (cachedChars > MAX_CACHED_CHARS) {
+      const oldest = cache.keys().next().value as string
+      cache.delete(oldest)
+      cachedChars -= oldest.length
+    }
   }
   return result
 }
