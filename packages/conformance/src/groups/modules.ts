@@ -40,6 +40,18 @@ export const modulesChecks: readonly ConformanceCheck[] = [
     expectSameValue(await runOk(sandbox, code, { modules }), [undefined, 1, true, 'function'], 'the dynamic imports')
   }),
 
+  check('import() gives a native promise even after the program replaced the global Promise', async ({ sandbox }) => {
+    const code = [
+      'const Native = Promise',
+      'globalThis.Promise = function Fake() { throw new Error("the fake Promise ran") }',
+      "const pending = import('vetted-math')",
+      'const native = pending instanceof Native',
+      'const m = await pending',
+      'return [native, m.add(2, 2)]',
+    ].join('\n')
+    expectSameValue(await runOk(sandbox, code, { modules }), [true, 4], 'import() after Promise was replaced')
+  }),
+
   check('re-exports: export * and export { x as y } from', async ({ sandbox }) => {
     const code = "import * as h from './helpers.js'\nreturn [h.four, h.plus(2, 3), h.double(7), h.PI2, Object.keys(h).sort()]"
     expectSameValue(
