@@ -61,6 +61,18 @@ export const modulesChecks: readonly ConformanceCheck[] = [
     )
   }),
 
+  check('a namespace with re-exports can be the result: its properties are data once imported', async ({ sandbox }) => {
+    const data: ModuleMap = {
+      settings: "export const region = 'eu'\nexport const limits = [1, 2]",
+      config: "export * from 'settings'\nexport { region as zone } from 'settings'\nexport const name = 'app'",
+    }
+    expectSameValue(
+      await runOk(sandbox, "return await import('config')", { modules: data }),
+      { name: 'app', region: 'eu', limits: [1, 2], zone: 'eu' },
+      'the namespace as a result',
+    )
+  }),
+
   check('import cycles: two modules that import each other both work', async ({ sandbox }) => {
     const code = "import { a } from 'cycle-a'\nimport { b } from 'cycle-b'\nreturn [a(3), b(2)]"
     expectSameValue(await runOk(sandbox, code, { modules }), ['abab', 'bab'], 'the cycle')

@@ -10,6 +10,12 @@
  * program's `import(specifier)` became: the same, as a promise. An async function makes the
  * promise, so a guest that replaced the global Promise cannot change what it is.
  *
+ * Re-exports (`export *`, `export { x } from`) are getters in sucrase's output, and getters
+ * cannot leave the sandbox in a result. When the outermost import returns, every module it
+ * evaluated (a cycle included) is complete, so those getters become data properties holding
+ * their values, as a real namespace's properties read: `return await import('x')` works. A
+ * re-exported `let` that its module changes later is therefore not seen through the re-export.
+ *
  * Plain string concatenation, no template literals: QuickJS compiles those to
  * String.prototype.concat calls, which the guest may have replaced.
  */
@@ -26,6 +32,17 @@ export const REGISTRY_SOURCE = [
   '}',
   'function __cordon_registry_of__(factories) {',
   '  var records = { __proto__: null };',
+  '  var names = Object.getOwnPropertyNames, describe = Object.getOwnPropertyDescriptor, define = Object.defineProperty;',
+  // Completed modules waiting for the outermost import to return; a null-prototype list, so
+  // no accessor the guest put on Array.prototype runs.
+  '  var completed = { __proto__: null }, count = 0, depth = 0;',
+  '  function toData(exports) {',
+  '    var keys = names(exports);',
+  '    for (var i = 0; i < keys.length; i++) {',
+  '      var d = describe(exports, keys[i]);',
+  "      if (d !== undefined && typeof d.get === 'function') define(exports, keys[i], { __proto__: null, value: exports[keys[i]], writable: true, enumerable: true, configurable: true });",
+  '    }',
+  '  }',
   '  function require(specifier) {',
   "    var name = '' + specifier;",
   '    var record = records[name];',
@@ -37,12 +54,21 @@ export const REGISTRY_SOURCE = [
   "    if (typeof factory !== 'function') throw new Error('Cannot find module \"' + name + '\": it is not one of the modules the host gave this run');",
   '    record = { __proto__: null, exports: {}, failed: false, error: undefined };',
   '    records[name] = record;',
+  '    depth++;',
   '    try {',
   '      factory(record.exports, require);',
   '    } catch (error) {',
   '      record.failed = true;',
   '      record.error = error;',
   '      throw error;',
+  '    } finally {',
+  '      depth--;',
+  '    }',
+  '    completed[count++] = record.exports;',
+  '    if (depth === 0) {',
+  '      for (var i = 0; i < count; i++) toData(completed[i]);',
+  '      completed = { __proto__: null };',
+  '      count = 0;',
   '    }',
   '    return record.exports;',
   '  }',
