@@ -46,6 +46,13 @@ it('guarded-fetch.mjs: the host fetches for the guest with the key it never sees
   expect(out).toContain('API_KEY in the guest: undefined')
 })
 
+it('vetted-modules.mjs: the guest imports the vetted library (JavaScript and TypeScript) and nothing else', async () => {
+  const out = await runExample('vetted-modules.mjs')
+  expect(out).toContain('ada: 999.99 EUR')
+  expect(out).toContain('grace: 1269.99 EUR')
+  expect(out).toContain('import("node:fs"): Cannot find module "node:fs"')
+})
+
 it('approval.mjs: a run paused for approval resumes from a stored continuation; a tampered one is refused', async () => {
   const out = await runExample('approval.mjs')
   expect(out).toContain('paused: git.deleteBranch({"name":"feature/login"}) needs approval')

@@ -8,6 +8,7 @@ import { eventsChecks } from './groups/events.js'
 import { fetchChecks } from './groups/fetch.js'
 import { durableChecks } from './groups/durable.js'
 import { faultChecks, type FaultHarness } from './groups/faults.js'
+import { modulesChecks } from './groups/modules.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -44,6 +45,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   events: eventsChecks,
   fetch: fetchChecks,
   durable: durableChecks,
+  modules: modulesChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -107,6 +109,7 @@ export const describePreemption = describer('preemption')
 export const describeEvents = describer('events')
 export const describeFetch = describer('fetch')
 export const describeDurable = describer('durable')
+export const describeModules = describer('modules')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -13,6 +13,7 @@ export {
   describeLifecycle,
   describeLimits,
   describeLogs,
+  describeModules,
   describeNormalization,
   describePoisoning,
   describePreemption,

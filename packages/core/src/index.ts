@@ -14,6 +14,7 @@ export type { Limits, ResolvedLimits } from './limits.js'
 export type { JsonSchema, RunOptions, SandboxDefaults, ToolContext, ToolDefinition, ToolSet } from './options.js'
 export { FETCH_DEFAULTS } from './fetch/fetch-options.js'
 export type { FetchOptions, FetchSecret } from './fetch/fetch-options.js'
+export type { ModuleMap, ModuleSource } from './modules/module-options.js'
 export type {
   RunEvent,
   RunEventListener,

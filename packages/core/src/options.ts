@@ -3,6 +3,7 @@ import type { ToolInterrupt } from './durable/interrupt.js'
 import type { DurableOptions } from './durable/durable-options.js'
 import type { Limits } from './limits.js'
 import type { RunEventListener } from './run/events.js'
+import type { ModuleMap } from './modules/module-options.js'
 
 /** JSON Schema object (draft-07 or 2020-12, chosen by `$schema`; 2020-12 when absent). */
 export type JsonSchema = Record<string, unknown> | boolean
@@ -84,6 +85,15 @@ export interface RunOptions extends Partial<Limits> {
    * the sandbox defaults give.
    */
   fetch?: FetchOptions | false
+  /**
+   * ES modules the program may `import` (statically or with `import()`), keyed by the exact
+   * specifier it writes: `{ 'lodash-es': source, './helpers.js': () => loadSource() }`. Nothing
+   * else is importable: no files, no network, no package resolution. A function is a loader,
+   * called on the host once per run before the program starts. Keys ending in `.ts`, `.mts` or
+   * `.cts` are TypeScript (types are stripped). Modules evaluate in the guest, once, when first
+   * imported, within the run's limits. Not available in sessions.
+   */
+  modules?: ModuleMap
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

@@ -14,6 +14,8 @@ import { firstRunPlan } from './durable/durable-plan.js'
 import { checkResumeOptions, prepareResume } from './durable/prepare-resume.js'
 import type { ResumeOptions } from './durable/resume-options.js'
 import { DEFAULT_LIMITS } from './limits.js'
+import { loadModules } from './modules/load-modules.js'
+import { modulesHash } from './modules/modules-hash.js'
 
 /**
  * Wraps a backend in the user API. Limits resolve as: built-in defaults < CORDON_*
@@ -83,9 +85,18 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
     }
     const checked = checkResumeOptions(options)
     const { tools, signal: userSignal, onEvent, includeToolValuesInEvents } = checked
-    checkOptions({ signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals }, 'resume options', true)
+    checkOptions(
+      { signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals, modules: checked.modules },
+      'resume options',
+      true,
+    )
     const registry = registerTools(tools ?? defaults.tools)
-    const resumed = await prepareResume(continuation, checked, registry, durable)
+    // Modules are loaded before the continuation is claimed: other modules refuse the resume.
+    const modules = checked.modules ?? defaults.modules
+    const loadedModules = modules && (await loadModules(modules, userSignal ?? new AbortController().signal))
+    // Modules that failed to load end the run with that error; there is nothing to compare.
+    const hash = loadedModules === undefined ? undefined : loadedModules.ok ? modulesHash(loadedModules.sources) : null
+    const resumed = await prepareResume(continuation, checked, registry, durable, hash)
     const disposal = new AbortController()
     const plan = {
       backend,
@@ -96,7 +107,9 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
         signal: userSignal ? AbortSignal.any([disposal.signal, userSignal]) : disposal.signal,
         onEvent: onEvent ?? defaults.onEvent,
         includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+        modules,
       },
+      loadedModules,
       limits: resumed.limits,
       registry,
       memoryExplicit: resumed.limits.memoryMb !== DEFAULT_LIMITS.memoryMb,

@@ -9,7 +9,7 @@ import type { RunResult } from './result.js'
  * may narrow it, never widen it. `globals` are set once, before the first run. `onEvent` (and
  * `includeToolValuesInEvents`) apply to every run of the session that does not set its own.
  */
-export interface SessionOptions extends Omit<RunOptions, 'signal' | 'fetch'> {
+export interface SessionOptions extends Omit<RunOptions, 'signal' | 'fetch' | 'modules'> {
   /** Names the session in `sandbox.sessions()`; unique per sandbox. Default `session-<n>`. */
   id?: string
 }

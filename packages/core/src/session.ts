@@ -41,9 +41,12 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} does not support sessions (capabilities.sessions is false)`)
   }
   const { id: _id, ...sessionOptions } = options
-  const { fetch } = sessionOptions as { fetch?: unknown }
+  const { fetch, modules } = sessionOptions as { fetch?: unknown; modules?: unknown }
   if (fetch !== undefined && fetch !== false) {
     throw new SandboxError('INVALID_OPTIONS', 'session options: fetch is not available in sessions yet; use sandbox.run')
+  }
+  if (modules !== undefined) {
+    throw new SandboxError('INVALID_OPTIONS', 'session options: modules are not available in sessions yet; use sandbox.run')
   }
   const sessionLimits = checkOptions(sessionOptions, 'session options', false)
   const merged = mergeRunOptions(owner.defaults, sessionOptions)

@@ -9,6 +9,8 @@ export interface ContinuationState {
   /** The code as given to `run` and its SHA-256 (base64url): a resume re-runs it from the start. */
   code: string
   codeHash: string
+  /** Hash of the run's modules (names and sources), when it had any: a resume must give the same. */
+  modules?: string
   /** The paused run's resolved limits; `timeoutMs` is the whole budget, of which `usedMs` is spent. */
   limits: ResolvedLimits
   usedMs: number
@@ -39,6 +41,7 @@ export function isContinuationState(value: unknown): value is ContinuationState 
     typeof s.id === 'string' &&
     typeof s.code === 'string' &&
     typeof s.codeHash === 'string' &&
+    (s.modules === undefined || typeof s.modules === 'string') &&
     typeof s.limits === 'object' &&
     s.limits !== null &&
     isInt(s.usedMs) &&

@@ -14,6 +14,8 @@ export interface DurablePlan {
   usedMs: number
   /** The code as the first run was given it. */
   code: string
+  /** Hash of the run's modules (modules-hash.ts), set once they are loaded; absent without modules. */
+  modules?: string
 }
 
 export function firstRunPlan(options: ResolvedDurableOptions, limits: ResolvedLimits, code: string, startedAt: number): DurablePlan {

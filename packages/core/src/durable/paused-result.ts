@@ -18,6 +18,7 @@ export async function pausedResult(plan: RunPlan, durable: DurablePlan, paused: 
       id,
       code: durable.code,
       codeHash: codeHash(durable.code),
+      ...(durable.modules === undefined ? {} : { modules: durable.modules }),
       limits: durable.limits,
       usedMs,
       tools: toolsFingerprint(plan.registry),

@@ -11,7 +11,7 @@ import type { ResumeOptions } from './resume-options.js'
 import { RunLedger, type ResumeAnswer } from './run-ledger.js'
 import { toolsFingerprint } from './tools-fingerprint.js'
 
-const KNOWN_KEYS = new Set(['answer', 'reject', 'tools', 'globals', 'code', 'signal', 'onEvent', 'includeToolValuesInEvents'])
+const KNOWN_KEYS = new Set(['answer', 'reject', 'tools', 'globals', 'code', 'modules', 'signal', 'onEvent', 'includeToolValuesInEvents'])
 
 function invalid(message: string): never {
   throw new SandboxError('INVALID_OPTIONS', `resume options: ${message}`)
@@ -64,12 +64,17 @@ export interface ResumePlan {
   limits: ResolvedLimits
 }
 
-/** Opens and checks a continuation against this resume's code and tools; throws INVALID_CONTINUATION. */
+/**
+ * Opens and checks a continuation against this resume's code, tools and modules (`modules`: the
+ * hash of the resume's loaded modules, undefined without any, null when they failed to load and
+ * the run will end with that error); throws INVALID_CONTINUATION.
+ */
 export async function prepareResume(
   continuation: unknown,
   options: ResumeOptions,
   registry: ToolRegistry,
   durable: ResolvedDurableOptions,
+  modules?: string | null,
 ): Promise<ResumePlan> {
   const state = await openContinuation(continuation, durable)
   const hash = codeHash(state.code)
@@ -78,6 +83,9 @@ export async function prepareResume(
   if (toolsFingerprint(registry) !== state.tools) {
     refused('the tools differ from those of the paused run (names, sync, inputSchema or needsApproval)')
   }
+  if (modules !== null && modules !== state.modules) {
+    refused(state.modules === undefined ? 'the paused run had no modules' : 'the modules differ from those of the paused run')
+  }
   const answer = answerOf(options, state.limits)
   if (durable.claim !== undefined && (await durable.claim(state.id)) !== true) refused('it was already used (durable.claim)')
   const limits: ResolvedLimits = Object.freeze({ ...state.limits, timeoutMs: Math.max(1, state.limits.timeoutMs - state.usedMs) })
@@ -85,6 +93,14 @@ export async function prepareResume(
   return {
     state,
     limits,
-    durable: { options: durable, ledger, clock: state.clock, limits: state.limits, usedMs: state.usedMs, code: state.code },
+    durable: {
+      options: durable,
+      ledger,
+      clock: state.clock,
+      limits: state.limits,
+      usedMs: state.usedMs,
+      code: state.code,
+      ...(state.modules === undefined ? {} : { modules: state.modules }),
+    },
   }
 }

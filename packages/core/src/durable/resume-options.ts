@@ -1,5 +1,6 @@
 import type { RunEventListener } from '../run/events.js'
 import type { ToolSet } from '../options.js'
+import type { ModuleMap } from '../modules/module-options.js'
 
 /** `sandbox.resume(continuation, options)`: exactly one of `answer` and `reject`. */
 export interface ResumeOptions {
@@ -20,6 +21,11 @@ export interface ResumeOptions {
    * large or secret); if the program's tool calls change with them, the resume ends REPLAY_DIVERGED.
    */
   globals?: Record<string, unknown>
+  /**
+   * The modules again (default: the sandbox's). Loaders run once more; the names and sources must
+   * be those of the paused run, or the resume is refused (INVALID_CONTINUATION).
+   */
+  modules?: ModuleMap
   /** When given, must be the code the run was started with; otherwise the resume is refused. */
   code?: string
   signal?: AbortSignal

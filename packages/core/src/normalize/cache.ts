@@ -6,16 +6,16 @@ const MAX_CACHED_CODE_CHARS = 16 * 1024
 const MAX_ENTRIES = 64
 
 /**
- * Normalization is a pure function of the code and the options, so its results are kept for
+ * Normalization is a pure function of the code and the options (`variant` names them), so its results are kept for
  * recent programs (plugin hosts and agents often run the same code many times). Results are
  * frozen, so no caller can change what the next run gets.
  */
 export class NormalizeCache {
   private readonly entries = new Map<string, NormalizeResult>()
 
-  get(code: string, persistTopLevel: boolean): NormalizeResult | undefined {
+  get(code: string, variant: string): NormalizeResult | undefined {
     if (code.length > MAX_CACHED_CODE_CHARS) return undefined
-    const key = keyOf(code, persistTopLevel)
+    const key = variant + '\n' + code
     const hit = this.entries.get(key)
     if (hit === undefined) return undefined
     // Most recently used goes last, so the oldest is the first to go.
@@ -24,15 +24,11 @@ export class NormalizeCache {
     return hit
   }
 
-  set(code: string, persistTopLevel: boolean, result: NormalizeResult): void {
+  set(code: string, variant: string, result: NormalizeResult): void {
     if (code.length > MAX_CACHED_CODE_CHARS) return
-    this.entries.set(keyOf(code, persistTopLevel), deepFreeze(result))
+    this.entries.set(variant + '\n' + code, deepFreeze(result))
     if (this.entries.size > MAX_ENTRIES) this.entries.delete(this.entries.keys().next().value as string)
   }
-}
-
-function keyOf(code: string, persistTopLevel: boolean): string {
-  return (persistTopLevel ? 'p' : 'r') + code
 }
 
 function deepFreeze<T>(value: T): T {

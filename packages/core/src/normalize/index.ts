@@ -17,6 +17,8 @@ import { lineStartsOf, rememberEdits, toUserPosition } from './positions.js'
 import { applyEdits } from './splice.js'
 import { transformStatements } from './transform.js'
 import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
+import { dynamicImportOffsets, renameDynamicImports } from './imports.js'
+import { parseScript } from './parse.js'
 
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
 export { toUserPosition } from './positions.js'
@@ -24,6 +26,8 @@ export { toUserPosition } from './positions.js'
 export interface NormalizeOptions {
   /** Session programs: top-level declarations persist as globals for the next run (persist.ts). */
   persistTopLevel?: boolean
+  /** The run has modules: `import` declarations and `import()` use the guest's module registry (imports.ts). */
+  imports?: boolean
 }
 
 const cache = new NormalizeCache()
@@ -31,14 +35,16 @@ const cache = new NormalizeCache()
 export async function normalizeCode(code: string, options: NormalizeOptions = {}): Promise<NormalizeResult> {
   if (typeof code !== 'string') return fail('Code must be a string', 1, 1)
   const persist = options.persistTopLevel === true
-  const cached = cache.get(code, persist)
+  const imports = options.imports === true
+  const variant = (persist ? 'p' : 'r') + (imports ? 'i' : '')
+  const cached = cache.get(code, variant)
   if (cached !== undefined) return cached
-  const result = await normalizeUncached(code, persist)
-  cache.set(code, persist, result)
+  const result = await normalizeUncached(code, persist, imports)
+  cache.set(code, variant, result)
   return result
 }
 
-async function normalizeUncached(code: string, persistTopLevel: boolean): Promise<NormalizeResult> {
+async function normalizeUncached(code: string, persistTopLevel: boolean, imports: boolean): Promise<NormalizeResult> {
   // 1. Markdown fence. When the text does not start with the fence (prose first), make sure the
   //    "fence" is not a line inside a block comment of code that is valid as it is.
   let body = code
@@ -64,7 +70,7 @@ async function normalizeUncached(code: string, persistTopLevel: boolean): Promis
 
   // 4. Rewrite the top level so the program's value is returned.
   const { wrapped } = analysis
-  const transformed = transformStatements(wrapped, analysis.statements, analysis.module, persistTopLevel)
+  const transformed = transformStatements(wrapped, analysis.statements, analysis.module, persistTopLevel, imports)
   if (!transformed.ok) {
     const pos = lineColumn(wrapped, transformed.offset)
     return fail(transformed.message, pos.line - 1 + lineOffset, pos.column)
@@ -75,6 +81,12 @@ async function normalizeUncached(code: string, persistTopLevel: boolean): Promis
     lineDelta: 1 - lineOffset,
     language,
   }
+  if (imports) {
+    program.imports = transformed.imports.map(({ specifier, offset }) => {
+      const pos = lineColumn(wrapped, offset)
+      return { specifier, line: pos.line - program.lineDelta, column: pos.column }
+    })
+  }
   rememberEdits(program, edits)
 
   // 5. The result must parse as one wrapper expression. Skipped when step 3 already parsed this
@@ -82,6 +94,11 @@ async function normalizeUncached(code: string, persistTopLevel: boolean): Promis
   if (!analysis.verified || transformed.recheck) {
     const failure = verify(program.script)
     if (failure !== undefined) return scriptErrorAt(program, failure)
+  }
+  // 6. With modules, `import(x)` calls the registry (same length: nothing moves).
+  if (imports && program.script.includes('import')) {
+    const ast = parseScript(program.script)
+    if (ast !== undefined) program.script = renameDynamicImports(program.script, dynamicImportOffsets(ast))
   }
   return { ok: true, program }
 }

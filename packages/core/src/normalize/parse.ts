@@ -169,6 +169,15 @@ export function verify(script: string): ParseFailure | undefined {
   }
 }
 
+/** The AST of a finished `script` (known to parse), or undefined if it does not. */
+export function parseScript(script: string): Program | undefined {
+  try {
+    return parse(script, WRAPPED_OPTIONS)
+  } catch {
+    return undefined
+  }
+}
+
 /** 1-based line and column of an offset. */
 export function lineColumn(text: string, offset: number): { line: number; column: number } {
   const pos = getLineInfo(text, Math.max(0, Math.min(offset, text.length)))

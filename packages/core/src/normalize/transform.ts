@@ -14,13 +14,15 @@
  *   function is never a useful result, and `async () => {…}` alone is the documented shape; this
  *   also covers `const x = …; async () => {…}`.
  * - other `export` forms lose the `export` keyword; `export { a, b }` is removed.
- * - `import …` and `export … from` are rejected.
+ * - `import …` is rejected, unless the host supplied modules: then it becomes bindings taken from
+ *   the guest's module registry (imports.ts). `export … from` is always rejected.
  */
 import type { ExportDefaultDeclaration, Expression, FunctionDeclaration } from 'acorn'
 import type { TopLevel } from './parse.js'
 import type { Edit } from './positions.js'
 import { insertAt, replaceKeepingLines } from './splice.js'
 import { persistDeclarations } from './persist.js'
+import { rewriteImport, type StaticImport } from './imports.js'
 
 export const IMPORT_MESSAGE = 'import statements are not available in the sandbox; use the provided tools and globals'
 export const REEXPORT_MESSAGE = "'export … from' statements are not available in the sandbox; use the provided tools and globals"
@@ -32,6 +34,8 @@ export type TransformResult =
   | {
       ok: true
       edits: Edit[]
+      /** The program's static imports (only when imports are allowed). */
+      imports: StaticImport[]
       /**
        * False when the only edit wraps the last expression statement as `return (<expr>)` or
        * `return await (<fn>)()`: parenthesising the text of an expression that parsed in this
@@ -43,17 +47,28 @@ export type TransformResult =
 
 /**
  * `persist` (session programs): top-level declarations are kept for the next run, and a lone
- * function declaration is therefore a definition, not a program to call.
+ * function declaration is therefore a definition, not a program to call. `allowImports`: the run
+ * has modules, so import declarations are rewritten instead of rejected.
  */
-export function transformStatements(wrapped: string, statements: TopLevel[], module: boolean, persist = false): TransformResult {
+export function transformStatements(
+  wrapped: string,
+  statements: TopLevel[],
+  module: boolean,
+  persist = false,
+  allowImports = false,
+): TransformResult {
   const edits: Edit[] = []
+  const imports: StaticImport[] = []
   // First, so that an insertion at the same offset as a later edit comes before it.
   if (persist) persistDeclarations(statements, edits)
   let defaultExport: ExportDefaultDeclaration | undefined
 
   if (module) {
     for (const s of statements) {
-      if (s.type === 'ImportDeclaration') return { ok: false, message: IMPORT_MESSAGE, offset: s.start }
+      if (s.type === 'ImportDeclaration') {
+        if (!allowImports) return { ok: false, message: IMPORT_MESSAGE, offset: s.start }
+        imports.push(rewriteImport(wrapped, s, edits))
+      }
       if (s.type === 'ExportAllDeclaration' || (s.type === 'ExportNamedDeclaration' && s.source)) {
         return { ok: false, message: REEXPORT_MESSAGE, offset: s.start }
       }
@@ -75,23 +90,25 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
 
   if (defaultExport !== undefined) {
     exportDefault(wrapped, defaultExport, edits)
-    return { ok: true, edits, recheck: true }
+    return { ok: true, edits, imports, recheck: true }
   }
 
-  // The statements that are not directives ('use strict' must stay the body's first statement).
+  // The statements that are neither directives ('use strict' must stay the body's first
+  // statement) nor imports: a lone function declaration after imports is still the program.
   let firstReal = 0
   while (firstReal < statements.length && isDirective(statements[firstReal]!)) firstReal++
   const last = statements[statements.length - 1]
-  if (last === undefined) return { ok: true, edits, recheck: edits.length > 0 }
+  if (last === undefined) return { ok: true, edits, imports, recheck: edits.length > 0 }
+  const real = statements.length - firstReal - imports.length
 
-  if (firstReal === statements.length - 1 && !persist) {
+  if (real === 1 && !persist) {
     const fn = last.type === 'ExportNamedDeclaration' ? last.declaration : last
     if (fn?.type === 'FunctionDeclaration' && !fn.generator) {
       // `async function main() {…}` → `return await (async function main() {…})()`
       insertAt(fn.start, 'return await (', edits)
       insertAt(fn.end, ')()', edits)
       // A declaration's text as an expression: `function await() {}` would not survive.
-      return { ok: true, edits, recheck: true }
+      return { ok: true, edits, imports, recheck: true }
     }
   }
 
@@ -108,7 +125,7 @@ export function transformStatements(wrapped: string, statements: TopLevel[], mod
       insertAt(end, ')', edits)
     }
   }
-  return { ok: true, edits, recheck }
+  return { ok: true, edits, imports, recheck }
 }
 
 function isDirective(s: TopLevel): boolean {

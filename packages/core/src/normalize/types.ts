@@ -4,6 +4,8 @@ export interface NormalizedProgram {
   /** A line L of `script` is line L - lineDelta of the user's original code (fences included). */
   lineDelta: number
   language: 'js' | 'ts'
+  /** With modules: the program's static imports, in the user's coordinates (line and column 1-based). */
+  imports?: { specifier: string; line: number; column: number }[]
 }
 
 export interface NormalizeSyntaxError {

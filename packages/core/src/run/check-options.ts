@@ -3,6 +3,7 @@ import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../li
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 import { resolveFetchPolicy } from '../fetch/fetch-options.js'
+import { checkModules } from '../modules/module-options.js'
 
 const KNOWN_KEYS = new Set<string>([
   'tools',
@@ -12,6 +13,7 @@ const KNOWN_KEYS = new Set<string>([
   'includeToolValuesInEvents',
   'partition',
   'fetch',
+  'modules',
   ...LIMIT_NAMES,
 ])
 const SUGGESTIONS: Record<string, string> = {
@@ -25,6 +27,8 @@ const SUGGESTIONS: Record<string, string> = {
   onEvents: 'onEvent',
   onLog: 'onEvent',
   onProgress: 'onEvent',
+  imports: 'modules',
+  importMap: 'modules',
   eventListener: 'onEvent',
   includeToolValues: 'includeToolValuesInEvents',
 }
@@ -68,6 +72,7 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
     invalid(`${source}: globals must be an object of name → value`)
   }
   resolveFetchPolicy(record.fetch, source)
+  checkModules(record.modules, source)
   return limits
 }
 
@@ -98,5 +103,6 @@ export function mergeRunOptions(defaults: RunOptions, options: RunOptions): RunO
     onEvent: options.onEvent ?? defaults.onEvent,
     includeToolValuesInEvents: options.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
     fetch: options.fetch ?? defaults.fetch,
+    modules: options.modules ?? defaults.modules,
   }
 }

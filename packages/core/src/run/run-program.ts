@@ -17,6 +17,9 @@ import { resolveFetchPolicy, type FetchPolicy } from '../fetch/fetch-options.js'
 import { FETCH_DESCRIPTOR, FETCH_GLOBAL_NAMES, createRunFetch } from '../fetch/fetch-tool.js'
 import type { DurablePlan } from '../durable/durable-plan.js'
 import { pausedResult } from '../durable/paused-result.js'
+import type { LoadedModules } from '../modules/load-modules.js'
+import { renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
+import { linkRunModules } from '../modules/run-modules.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -38,6 +41,8 @@ export interface RunPlan {
   }
   /** Runs of a sandbox with `durable` keys: recorded (and, resumed, replayed) so they can pause. */
   durable?: DurablePlan
+  /** The sources of `options.modules` when they were loaded before the run (a resume checks them first). */
+  loadedModules?: LoadedModules
 }
 
 const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
@@ -113,6 +118,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     events,
   )
   let executed = false
+  let spans: ModuleSpan[] | undefined
   const finish = async (outcome: ExecuteOutcome, program?: NormalizedProgram): Promise<RunResult> => {
     const reason = runStop.reason
     plan.session?.ended({ executed, stopped: reason !== undefined })
@@ -124,7 +130,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && runPauses.paused !== undefined && stoppedInTime) {
       await runPauses.toolsSettled(runStop.deadline)
       bridge.logs.closed = true
-      result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program))
+      result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program, spans))
     } else {
       // A resumed program that ended by itself (a value or a throw) before every recorded call diverged.
       const endedByItself = reason === undefined && (outcome.ok || outcome.error.code === 'RUNTIME_ERROR')
@@ -136,6 +142,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         reason,
         bridge,
         program,
+        spans,
       )
     }
     toolStop.abort(new SandboxError('ABORTED', 'the run has ended'))
@@ -158,12 +165,27 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   const unsupported = unsupportedFeature(plan)
   if (unsupported) return finish({ ok: false, error: { code: 'UNSUPPORTED', message: unsupported } })
 
-  const normalized = await normalizeCode(plan.code, { persistTopLevel: plan.session !== undefined })
+  const modules = plan.options.modules
+  const normalized = await normalizeCode(plan.code, { persistTopLevel: plan.session !== undefined, imports: modules !== undefined })
   if (!normalized.ok) {
     const { message, line, column, name } = normalized.error
     return finish({ ok: false, error: { code: 'SYNTAX_ERROR', name, message, line, column } })
   }
   const program = normalized.program
+  let script = program.script
+  if (modules !== undefined) {
+    const linked = await linkRunModules(program, {
+      map: modules,
+      loaded: plan.loadedModules,
+      maxCodeBytes: limits.maxCodeBytes,
+      signal: runStop.signal,
+      durable: plan.durable,
+    })
+    // A stop while loaders ran (deadline, abort) wins over their error: finish reports the stop.
+    if ('error' in linked) return finish({ ok: false, error: linked.error })
+    script = linked.script
+    spans = linked.spans
+  }
   const clock = plan.durable === undefined ? '' : `,"clock":${JSON.stringify(plan.durable.clock)}`
   const setup = `{"tools":${JSON.stringify(plan.registry.descriptors)},"limits":${JSON.stringify({
     maxOutputBytes: limits.maxOutputBytes,
@@ -178,7 +200,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   try {
     outcome = await Promise.race([
       execute({
-        script: program.script,
+        script,
         filename: GUEST_FILENAME,
         setup,
         // The backend hears of the reserved fetch tool too (a backend may refuse calls of unknown tools).
@@ -225,6 +247,7 @@ function toResult(
   reason: SandboxError | undefined,
   bridge: RunBridge,
   program: NormalizedProgram | undefined,
+  spans: readonly ModuleSpan[] | undefined,
 ): RunResult {
   const stats: RunStats = {
     backend: plan.backend.name,
@@ -260,7 +283,7 @@ function toResult(
   // whatever the guest did afterwards (e.g. caught the tool-call-limit error and returned).
   if (reason !== undefined) return fail(withLimit(plan, { code: reason.code, message: reason.message }))
   if (outcome.ok) return fail({ code: 'INTERNAL', message: 'unreachable' })
-  return fail(withLimit(plan, mapPosition(sanitize(outcome.error), program)))
+  return fail(withLimit(plan, mapPosition(sanitize(outcome.error), program, spans)))
 }
 
 function limitError(code: RunError['code'], message: string, name: string, value: number): RunError {
@@ -296,18 +319,23 @@ function sanitize(error: RunError): RunError {
 
 const STACK_POSITION = new RegExp(`${GUEST_FILENAME.replace('.', '\\.')}:(\\d+)(?::(\\d+))?`)
 
-/** Positions from the engine are in script coordinates; report the user's own line and column. */
-function mapPosition(error: RunError, program: NormalizedProgram | undefined): RunError {
+/**
+ * Positions from the engine are in script coordinates; report the user's own line and column.
+ * With modules, frames in a module are renamed after it, and the position reported is that of
+ * the first frame in the program (the program's line that led to the error).
+ */
+function mapPosition(error: RunError, program: NormalizedProgram | undefined, spans?: readonly ModuleSpan[]): RunError {
   if (program === undefined) return error
   let line = error.line
   let column = error.column
   if (line === undefined && error.stack !== undefined && (error.code === 'RUNTIME_ERROR' || error.code === 'SYNTAX_ERROR')) {
-    const match = STACK_POSITION.exec(error.stack)
+    const match = spans === undefined ? STACK_POSITION.exec(error.stack) : firstProgramFrame(error.stack, program)
     if (match) {
       line = Number(match[1])
       column = match[2] === undefined ? undefined : Number(match[2])
     }
   }
+  if (spans !== undefined && error.stack !== undefined) error.stack = renameModuleFrames(error.stack, spans)
   delete error.line
   delete error.column
   if (line === undefined) return error
@@ -317,6 +345,15 @@ function mapPosition(error: RunError, program: NormalizedProgram | undefined): R
     if (mapped.column !== undefined) error.column = mapped.column
   }
   return error
+}
+
+const STACK_POSITIONS = new RegExp(STACK_POSITION.source, 'g')
+
+function firstProgramFrame(stack: string, program: NormalizedProgram): RegExpExecArray | undefined {
+  for (const match of stack.matchAll(STACK_POSITIONS)) {
+    if (toUserPosition(program, Number(match[1])) !== undefined) return match
+  }
+  return undefined
 }
 
 function nonNegative(value: unknown): number {

@@ -13,8 +13,9 @@ export function checkSessionRunOptions(options: unknown): { limits: Partial<Limi
   if (options === undefined) return { limits: {}, tools: undefined }
   if (typeof options !== 'object' || options === null || Array.isArray(options)) invalid(`session run options must be an object`)
   const { tools, memoryMb, ...rest } = options as SessionRunOptions & { memoryMb?: unknown }
-  const { fetch } = options as { fetch?: unknown }
+  const { fetch, modules } = options as { fetch?: unknown; modules?: unknown }
   if (fetch !== undefined && fetch !== false) invalid('session run options: fetch is not available in sessions yet; use sandbox.run')
+  if (modules !== undefined) invalid('session run options: modules are not available in sessions yet; use sandbox.run')
   if (memoryMb !== undefined) invalid('session run options: memoryMb belongs to the session; set it in createSession({ memoryMb })')
   if (tools !== undefined && (!Array.isArray(tools) || tools.some((name) => typeof name !== 'string'))) {
     invalid('session run options: tools must be an array of granted tool names or namespaces, e.g. ["github"]')
