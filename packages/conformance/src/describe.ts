@@ -7,6 +7,7 @@ import { errorsChecks } from './groups/errors.js'
 import { eventsChecks } from './groups/events.js'
 import { fetchChecks } from './groups/fetch.js'
 import { durableChecks } from './groups/durable.js'
+import { admissionChecks } from './groups/admission.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -43,6 +44,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   events: eventsChecks,
   fetch: fetchChecks,
   durable: durableChecks,
+  admission: admissionChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -106,6 +108,7 @@ export const describePreemption = describer('preemption')
 export const describeEvents = describer('events')
 export const describeFetch = describer('fetch')
 export const describeDurable = describer('durable')
+export const describeAdmission = describer('admission')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

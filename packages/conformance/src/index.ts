@@ -1,4 +1,5 @@
 export {
+  describeAdmission,
   describeAttacks,
   describeBackendConformance,
   describeCapabilities,

@@ -23,6 +23,7 @@ export const CONFORMANCE_GROUPS = [
   'events',
   'fetch',
   'durable',
+  'admission',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

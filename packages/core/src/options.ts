@@ -2,6 +2,7 @@ import type { FetchOptions } from './fetch/fetch-options.js'
 import type { ToolInterrupt } from './durable/interrupt.js'
 import type { DurableOptions } from './durable/durable-options.js'
 import type { Limits } from './limits.js'
+import type { AdmissionOptions } from './admission/admission-options.js'
 import type { RunEventListener } from './run/events.js'
 
 /** JSON Schema object (draft-07 or 2020-12, chosen by `$schema`; 2020-12 when absent). */
@@ -87,7 +88,8 @@ export interface RunOptions extends Partial<Limits> {
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */
-export type SandboxDefaults = Omit<RunOptions, 'signal'> & {
+export type SandboxDefaults = Omit<RunOptions, 'signal'> &
+  AdmissionOptions & {
   /** Lets tools pause runs and `sandbox.resume` continue them (see DurableOptions). Off by default. */
   durable?: DurableOptions
 }

@@ -3,6 +3,7 @@ import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../li
 import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 import { resolveFetchPolicy } from '../fetch/fetch-options.js'
+import { ADMISSION_OPTION_NAMES } from '../admission/admission-options.js'
 
 const KNOWN_KEYS = new Set<string>([
   'tools',
@@ -43,7 +44,11 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   const limits: Partial<Limits> = {}
   for (const key of Object.keys(record)) {
     if (!KNOWN_KEYS.has(key) || (key === 'signal' && !allowSignal)) {
-      const hint = SUGGESTIONS[key] ? ` (did you mean ${SUGGESTIONS[key]}?)` : ''
+      const hint = SUGGESTIONS[key]
+        ? ` (did you mean ${SUGGESTIONS[key]}?)`
+        : (ADMISSION_OPTION_NAMES as readonly string[]).includes(key)
+          ? ` (it counts the sandbox's runs: createSandbox(backend, { ${key} }))`
+          : ''
       invalid(`${source}: unknown option "${key}"${hint}`)
     }
   }

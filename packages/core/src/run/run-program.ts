@@ -38,6 +38,8 @@ export interface RunPlan {
   }
   /** Runs of a sandbox with `durable` keys: recorded (and, resumed, replayed) so they can pause. */
   durable?: DurablePlan
+  /** Admission control turned the run away (BUSY, or ABORTED/TIMEOUT while it waited): it ends with this, unexecuted. */
+  refused?: SandboxError
 }
 
 const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
@@ -147,6 +149,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     return result
   }
 
+  if (plan.refused) {
+    runStop.stop(plan.refused)
+    return finish({ ok: false, error: { code: plan.refused.code, message: plan.refused.message } })
+  }
   if (utf8Length(plan.code) > limits.maxCodeBytes) {
     return finish({
       ok: false,
