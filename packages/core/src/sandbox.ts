@@ -103,6 +103,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
         signal: userSignal ? AbortSignal.any([disposal.signal, userSignal]) : disposal.signal,
         onEvent: onEvent ?? defaults.onEvent,
         includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+        trace: defaults.trace,
       },
       limits: resumed.limits,
       registry,

@@ -137,6 +137,7 @@ class BackendBoundSession implements Session {
           signal,
           onEvent: options?.onEvent ?? this.options.onEvent,
           includeToolValuesInEvents: options?.includeToolValuesInEvents ?? this.options.includeToolValuesInEvents,
+          trace: this.options.trace,
         },
         limits,
         registry,

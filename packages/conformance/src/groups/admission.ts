@@ -166,7 +166,11 @@ export const admissionChecks: readonly ConformanceCheck[] = [
         { maxQueueMs: 100 },
       ]
       for (const defaults of bad) {
-        await expectHostError(() => createSandbox(backend, defaults), 'INVALID_OPTIONS', `createSandbox(backend, ${JSON.stringify(defaults)})`)
+        await expectHostError(
+          () => createSandbox(backend, defaults),
+          'INVALID_OPTIONS',
+          `createSandbox(backend, ${JSON.stringify(defaults)})`,
+        )
       }
       await expectHostError(
         () => sandbox.run('1', { maxConcurrentRuns: 1 } as Record<string, unknown>),

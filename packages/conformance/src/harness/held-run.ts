@@ -8,7 +8,7 @@ import { summarize } from './run.js'
  */
 export interface HeldRun {
   started: Promise<void>
-  release(): void
+  release: () => void
   tools: ToolSet
 }
 

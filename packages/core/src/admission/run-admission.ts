@@ -47,10 +47,7 @@ export class RunAdmission {
         resolve(error)
       }
       const onAbort = () => leave(new SandboxError('ABORTED', abortMessage(signal?.reason)))
-      const timer = setTimeout(
-        () => leave(timedOut ? timeoutRefusal(timeoutMs) : busy()),
-        Math.max(0, Math.min(untilDeadline, maxQueueMs)),
-      )
+      const timer = setTimeout(() => leave(timedOut ? timeoutRefusal(timeoutMs) : busy()), Math.max(0, Math.min(untilDeadline, maxQueueMs)))
       const cleanup = () => {
         clearTimeout(timer)
         signal?.removeEventListener('abort', onAbort)

@@ -4,6 +4,7 @@ import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 import { resolveFetchPolicy } from '../fetch/fetch-options.js'
 import { ADMISSION_OPTION_NAMES } from '../admission/admission-options.js'
+import { resolveTraceOptions } from '../trace/trace-options.js'
 
 const KNOWN_KEYS = new Set<string>([
   'tools',
@@ -13,6 +14,7 @@ const KNOWN_KEYS = new Set<string>([
   'includeToolValuesInEvents',
   'partition',
   'fetch',
+  'trace',
   ...LIMIT_NAMES,
 ])
 const SUGGESTIONS: Record<string, string> = {
@@ -73,6 +75,7 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
     invalid(`${source}: globals must be an object of name → value`)
   }
   resolveFetchPolicy(record.fetch, source)
+  resolveTraceOptions(record.trace, source)
   return limits
 }
 
