@@ -8,6 +8,7 @@ import { eventsChecks } from './groups/events.js'
 import { fetchChecks } from './groups/fetch.js'
 import { durableChecks } from './groups/durable.js'
 import { admissionChecks } from './groups/admission.js'
+import { tracesChecks } from './groups/traces.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -45,6 +46,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   fetch: fetchChecks,
   durable: durableChecks,
   admission: admissionChecks,
+  traces: tracesChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -109,6 +111,7 @@ export const describeEvents = describer('events')
 export const describeFetch = describer('fetch')
 export const describeDurable = describer('durable')
 export const describeAdmission = describer('admission')
+export const describeTraces = describer('traces')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -18,6 +18,7 @@ export {
   describePreemption,
   describeSessions,
   describeTools,
+  describeTraces,
   describeValues,
 } from './describe.js'
 export type { BackendFactory, CapabilityRequirement, ConformanceGroup, ConformanceOptions } from './types.js'

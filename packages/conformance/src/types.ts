@@ -24,6 +24,7 @@ export const CONFORMANCE_GROUPS = [
   'fetch',
   'durable',
   'admission',
+  'traces',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]
