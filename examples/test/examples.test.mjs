@@ -70,3 +70,16 @@ it("both examples print the same with QuickJS on the host's thread (thread: 'inl
   expect(notebook).toContain("[3] → [ 'eu', 'us' ]")
   expect(notebook).toContain('[5] RUNTIME_ERROR')
 })
+
+it('admission.mjs: with two runs in flight a third ends BUSY after its wait; a waiting run starts when a place frees', async () => {
+  const out = await runExample('admission.mjs')
+  expect(out).toContain('third run: BUSY')
+  expect(out).toContain('fourth run: got a place')
+})
+
+it('traces.mjs: a run span under the caller span, a tool span under it, and no values in either', async () => {
+  const out = await runExample('traces.mjs')
+  expect(out).toContain('cordon.tool crm.findCustomer (parent: cordon.run)')
+  expect(out).toContain('cordon.run (parent: POST /agent)')
+  expect(out).toContain("'cordon.result.code': 'OK'")
+})

@@ -13,7 +13,7 @@ export const EXIT = {
   USAGE: 2,
   /** The program went over a limit: TIMEOUT, MEMORY_LIMIT, OUTPUT_LIMIT, TOOL_CALL_LIMIT, CODE_LIMIT. */
   LIMIT: 3,
-  /** No sandbox could do it: BACKEND_UNAVAILABLE, BACKEND_CRASHED, UNSUPPORTED, INTERNAL. */
+  /** No sandbox could do it: BACKEND_UNAVAILABLE, BACKEND_CRASHED, UNSUPPORTED, BUSY, INTERNAL. */
   BACKEND: 4,
   /** Interrupted (ABORTED): 128 + the signal's number, as shells do. */
   SIGINT: 130,
@@ -26,7 +26,7 @@ export const EXIT_CODES_HELP = `Exit codes:
   1    the program failed: SYNTAX_ERROR, RUNTIME_ERROR
   2    usage error: bad flags, unreadable program, bad --globals or --tools, INVALID_OPTIONS
   3    the program went over a limit: TIMEOUT, MEMORY_LIMIT, OUTPUT_LIMIT, TOOL_CALL_LIMIT, CODE_LIMIT
-  4    no sandbox could run it: BACKEND_UNAVAILABLE, BACKEND_CRASHED, UNSUPPORTED, INTERNAL
+  4    no sandbox could run it: BACKEND_UNAVAILABLE, BACKEND_CRASHED, UNSUPPORTED, BUSY, INTERNAL
   130  interrupted by Ctrl-C (SIGINT), 143 by SIGTERM: ABORTED`
 
 /**

@@ -1,5 +1,5 @@
 import { createInterface } from 'node:readline'
-import type { Sandbox, ToolSet } from '@cordon/core'
+import type { FetchOptions, Sandbox, ToolSet } from '@cordon/core'
 import { wantsColor } from './colors.js'
 import { EXIT } from './exit-codes.js'
 import { formatRunResult } from './format-result.js'
@@ -9,6 +9,7 @@ import { loadTools } from './load-tools.js'
 import { restartWithNoNodeSnapshot, shouldRestartForIvm } from './no-node-snapshot.js'
 import { writeLine, writeLines, writeStdout } from './output.js'
 import { reportFailure } from './report-failure.js'
+import { fetchFrom } from './fetch-flags.js'
 import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
 
 /**
@@ -20,10 +21,12 @@ export async function replCommand(flags: SandboxFlags): Promise<number> {
   if (mayUseIvm(flags) && shouldRestartForIvm()) return restartWithNoNodeSnapshot()
   let tools: ToolSet | undefined
   let globals: Record<string, unknown> | undefined
+  let fetch: FetchOptions | undefined
   let sandbox: Sandbox
   try {
     globals = flags.globals === undefined ? undefined : await loadGlobals(flags.globals)
     tools = flags.tools === undefined ? undefined : await loadTools(flags.tools)
+    fetch = fetchFrom(flags)
     const { createSandbox } = await import('@cordon/select')
     sandbox = await createSandbox(selectOptionsFrom(flags))
   } catch (error) {
@@ -63,6 +66,7 @@ export async function replCommand(flags: SandboxFlags): Promise<number> {
           ...limitsFrom(flags),
           ...(tools && { tools }),
           ...(globals && { globals }),
+          ...(fetch && { fetch }),
           onEvent,
           signal: running.signal,
         })

@@ -1,4 +1,4 @@
-import type { RunResult, Sandbox, ToolSet } from '@cordon/core'
+import type { FetchOptions, RunResult, Sandbox, ToolSet } from '@cordon/core'
 import { wantsColor } from './colors.js'
 import { EXIT, exitCodeFor } from './exit-codes.js'
 import { runResultDocument } from './format-json.js'
@@ -11,6 +11,7 @@ import { restartWithNoNodeSnapshot, shouldRestartForIvm } from './no-node-snapsh
 import { writeLine, writeLines, writeStdout } from './output.js'
 import { readProgram, type Program } from './read-program.js'
 import { reportFailure } from './report-failure.js'
+import { fetchFrom } from './fetch-flags.js'
 import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
 
 export interface RunFlags extends SandboxFlags {
@@ -27,7 +28,9 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
   let program: Program
   let globals: Record<string, unknown> | undefined
   let tools: ToolSet | undefined
+  let fetch: FetchOptions | undefined
   try {
+    fetch = fetchFrom(flags)
     program = await readProgram(file, flags.eval)
     globals = flags.globals === undefined ? undefined : await loadGlobals(flags.globals)
     tools = flags.tools === undefined ? undefined : await loadTools(flags.tools)
@@ -49,6 +52,7 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
         ...limitsFrom(flags),
         ...(tools !== undefined && { tools }),
         ...(globals !== undefined && { globals }),
+        ...(fetch !== undefined && { fetch }),
         ...(onEvent !== undefined && { onEvent }),
         signal: interrupt.signal,
       }),

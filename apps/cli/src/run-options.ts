@@ -2,9 +2,10 @@ import { InvalidArgumentError, Option, type Command } from 'commander'
 import type { Limits } from '@cordon/core'
 import type { CreateSandboxOptions } from '@cordon/select'
 import { noteLostIsolate } from './process-end.js'
+import { fetchSecretFlag, type FetchFlags } from './fetch-flags.js'
 
 /** Flags shared by `cordon run` and `cordon repl`, as commander parses them. */
-export interface SandboxFlags {
+export interface SandboxFlags extends FetchFlags {
   backend: string
   prefer?: string[]
   timeout?: number
@@ -35,6 +36,20 @@ export function addSandboxFlags(command: Command): Command {
     .option('--tools <module>', 'an ES module whose default export (or `tools`) is a ToolSet; repeatable', collect)
     .option('--stats', 'print the run stats (backend, time, memory, tool calls) on stderr')
     .option('--trace', 'print each tool call on stderr as it starts and ends: name, sizes, duration, error')
+    .option(
+      '--fetch-allow <origin>',
+      'give the guest a host-performed fetch limited to this origin (https://api.example.com); repeatable',
+      collect,
+    )
+    .option(
+      '--fetch-secret <NAME=ENV_VAR@host>',
+      'the guest writes NAME (e.g. "Bearer NAME"); the host sends the value of ENV_VAR instead, only to these hosts (comma-separated); repeatable',
+      fetchSecretFlag,
+    )
+    .option(
+      '--fetch-allow-private',
+      'let --fetch-allow origins that name a loopback or private address literally be reached (local services)',
+    )
 }
 
 /** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */

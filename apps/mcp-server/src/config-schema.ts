@@ -72,13 +72,35 @@ const upstreamName = z
   .string()
   .regex(IDENTIFIER, 'a server name becomes a namespace in the sandbox: use letters, digits, _ or $, not starting with a digit')
 
+/**
+ * The guarded fetch every run gets (core's `fetch` option): origins the program may reach, and
+ * secrets it names but never sees. A secret's `value` may be `${ENV_VAR}`, read at startup.
+ */
+const fetchSchema = z.strictObject({
+  allow: z.array(z.string().min(1)).min(1, 'list at least one origin, e.g. "https://api.example.com"'),
+  secrets: z
+    .record(
+      z.string().regex(/^[A-Za-z_][A-Za-z0-9_]{2,}$/, 'a secret name is what the program writes: letters, digits and _, 3 or more'),
+      z.strictObject({ value: z.string().min(1), hosts: z.array(z.string().min(1)).min(1) }),
+    )
+    .optional(),
+  allowPrivateAddresses: z.boolean().optional(),
+  maxRequests: wholeNumber.optional(),
+  maxRequestBytes: wholeNumber.optional(),
+  maxResponseBytes: wholeNumber.optional(),
+  requestTimeoutMs: wholeNumber.optional(),
+  maxRedirects: wholeNumber.optional(),
+})
+
 export const configSchema = z.strictObject({
   $schema: z.string().optional(),
   mcpServers: z.record(upstreamName, upstreamSchema).default({}),
   backend: z.enum(BACKEND_CHOICES).default('auto'),
   limits: limitsSchema.default({}),
+  fetch: fetchSchema.optional(),
 })
 
 export type Config = z.output<typeof configSchema>
 export type UpstreamConfig = z.output<typeof upstreamSchema>
 export type ConfigLimits = z.output<typeof limitsSchema>
+export type ConfigFetch = z.output<typeof fetchSchema>

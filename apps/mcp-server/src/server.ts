@@ -12,6 +12,8 @@ import { parseInvocation, UnsafeInvocationError, USAGE, UsageError, type Invocat
 import { createCodeModeServer, type CodeModeServerOptions } from './code-mode-server.js'
 import { serveHttp } from './http-server.js'
 import { retryLateUpstream } from './late-upstreams.js'
+import type { Config } from './config-schema.js'
+import { fetchOptionFrom } from './fetch-option.js'
 import { ConfigError, emptyConfig, loadConfig, type LoadedConfig } from './load-config.js'
 import { log } from './log.js'
 import { onShutdown } from './shutdown.js'
@@ -71,7 +73,7 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
   }
   // The sandbox and the upstreams start at the same time: both take a while.
   const [sandboxOutcome, upstreamsOutcome] = await Promise.allSettled([
-    openSandbox(config.backend, ceilings, durable?.options),
+    openSandbox(config.backend, ceilings, durable?.options, config.fetch),
     startUpstreams(config, { configDirectory: loaded.directory, version }),
   ])
   if (sandboxOutcome.status === 'fulfilled') shutdown.add(() => sandboxOutcome.value.dispose())
@@ -99,7 +101,16 @@ async function serve({ configFile, http, discoveryThreshold }: ServeInvocation, 
     discovery: usesDiscovery({ namespaces: catalog.view().namespaces, discoveryThreshold }),
     description: () => {
       const { namespaces, declarations, refused, unavailable, down } = catalog.view()
-      return runToolDescription({ namespaces, declarations: declarations.all, ceilings, unavailable, refused, down, discoveryThreshold })
+      return runToolDescription({
+        namespaces,
+        declarations: declarations.all,
+        ceilings,
+        unavailable,
+        refused,
+        down,
+        discoveryThreshold,
+        fetchOrigins: config.fetch?.allow,
+      })
     },
     watchDescription: (listener) => catalog.onChange(listener),
     ceilings,
@@ -154,15 +165,24 @@ async function openSandbox(
   backendChoice: string,
   ceilings: ReturnType<typeof ceilingsFrom>,
   durable: DurableOptions | undefined,
+  fetchConfig: Config['fetch'],
 ): Promise<Sandbox> {
+  const fetch = fetchOptionFrom(fetchConfig)
   const { backend } = await selectBackend(backendChoice === 'auto' ? {} : { backend: backendChoice })
   const { memoryMb: _memoryMb, ...others } = ceilings
   try {
-    return createSandbox(backend, { ...(backend.capabilities.memoryLimit ? ceilings : others), ...(durable && { durable }) })
+    return createSandbox(backend, {
+      ...(backend.capabilities.memoryLimit ? ceilings : others),
+      ...(durable && { durable }),
+      ...(fetch && { fetch }),
+    })
   } catch (error) {
     await backend.dispose()
-    // Core checks each limit's range; its message names the limit and the allowed range.
-    if (isSandboxError(error, 'INVALID_OPTIONS')) throw new ConfigError(`the config's "limits" are not valid: ${error.message}`)
+    // Core checks each limit's range and the fetch option; its message names what is wrong.
+    if (isSandboxError(error, 'INVALID_OPTIONS')) {
+      const part = error.message.startsWith('createSandbox defaults: fetch') ? 'fetch' : 'limits'
+      throw new ConfigError(`the config's "${part}" are not valid: ${error.message}`)
+    }
     throw error
   }
 }

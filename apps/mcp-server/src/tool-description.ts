@@ -22,6 +22,8 @@ export interface DescriptionInput {
   down?: readonly UnavailableUpstream[]
   /** More tools than this: list namespaces and tool names only, and send the model to search_tools / get_declarations. */
   discoveryThreshold?: number
+  /** The config's `fetch.allow`: the program has a fetch limited to these origins. */
+  fetchOrigins?: readonly string[]
 }
 
 export function toolCount(namespaces: readonly GuestNamespace[]): number {
@@ -51,7 +53,9 @@ export function runToolDescription(input: DescriptionInput): string {
       '- The value of the last expression is the result, or use `return`. Top-level `await` works. Return plain data (objects, arrays, strings, numbers); it comes back as JSON.',
       '- console.log/info/warn/error output is captured and returned after the value.',
       '- A tool that fails throws an Error (catch it with try/catch); its message says why.',
-      '- Only standard JavaScript built-ins and the tools below exist: no require/import, fetch, process or file system.',
+      input.fetchOrigins === undefined
+        ? '- Only standard JavaScript built-ins and the tools below exist: no require/import, fetch, process or file system.'
+        : `- \`fetch(url, init)\` (with Headers, Request, Response) reaches only these origins: ${input.fetchOrigins.join(', ')}. Otherwise only standard JavaScript built-ins and the tools below exist: no require/import, process or file system.`,
       `- Limits per call: ${ceilings.timeoutMs} ms, ${ceilings.memoryMb} MB of memory, ${ceilings.maxToolCalls} tool calls, a ${ceilings.maxOutputBytes}-byte result. The optional input fields can lower them, never raise them.`,
     ].join('\n'),
     toolsSection(input),

@@ -9,6 +9,8 @@ import { fetchChecks } from './groups/fetch.js'
 import { durableChecks } from './groups/durable.js'
 import { faultChecks, type FaultHarness } from './groups/faults.js'
 import { modulesChecks } from './groups/modules.js'
+import { admissionChecks } from './groups/admission.js'
+import { tracesChecks } from './groups/traces.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -46,6 +48,8 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   fetch: fetchChecks,
   durable: durableChecks,
   modules: modulesChecks,
+  admission: admissionChecks,
+  traces: tracesChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -110,6 +114,8 @@ export const describeEvents = describer('events')
 export const describeFetch = describer('fetch')
 export const describeDurable = describer('durable')
 export const describeModules = describer('modules')
+export const describeAdmission = describer('admission')
+export const describeTraces = describer('traces')
 
 /** Every group, each with its own backend and sandbox. */
 export function describeBackendConformance(factory: BackendFactory, options?: ConformanceOptions): void {

@@ -1,4 +1,5 @@
 export {
+  describeAdmission,
   describeAttacks,
   describeBackendConformance,
   describeCapabilities,
@@ -19,6 +20,7 @@ export {
   describePreemption,
   describeSessions,
   describeTools,
+  describeTraces,
   describeValues,
 } from './describe.js'
 export type { BackendFactory, CapabilityRequirement, ConformanceGroup, ConformanceOptions } from './types.js'

@@ -24,6 +24,8 @@ export const CONFORMANCE_GROUPS = [
   'fetch',
   'durable',
   'modules',
+  'admission',
+  'traces',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -19,6 +19,8 @@ export const ERROR_CODES = [
   'INTERRUPTED',
   /** A resumed program made a tool call other than the one recorded at its place, or too few. */
   'REPLAY_DIVERGED',
+  /** The sandbox had `maxConcurrentRuns` runs in flight and no place came free within `maxQueueMs`; the run never started. */
+  'BUSY',
   'INVALID_OPTIONS',
   'DISPOSED',
   /** `resume` was given a continuation that is tampered, foreign, expired or for other code or tools. */

@@ -2,6 +2,8 @@ import type { FetchOptions } from './fetch/fetch-options.js'
 import type { ToolInterrupt } from './durable/interrupt.js'
 import type { DurableOptions } from './durable/durable-options.js'
 import type { Limits } from './limits.js'
+import type { AdmissionOptions } from './admission/admission-options.js'
+import type { TraceOptions } from './trace/trace-options.js'
 import type { RunEventListener } from './run/events.js'
 import type { ModuleMap } from './modules/module-options.js'
 
@@ -94,10 +96,18 @@ export interface RunOptions extends Partial<Limits> {
    * imported, within the run's limits. Not available in sessions.
    */
   modules?: ModuleMap
+  /**
+   * OpenTelemetry spans for the run (`cordon.run`) and each tool call (`cordon.tool <name>`), made
+   * when `@opentelemetry/api` is installed and the application registered a tracer provider;
+   * nothing otherwise. On by default, carrying no code, arguments or values (see
+   * `TraceOptions.includeValues`); `false` turns it off.
+   */
+  trace?: boolean | TraceOptions
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */
-export type SandboxDefaults = Omit<RunOptions, 'signal'> & {
-  /** Lets tools pause runs and `sandbox.resume` continue them (see DurableOptions). Off by default. */
-  durable?: DurableOptions
-}
+export type SandboxDefaults = Omit<RunOptions, 'signal'> &
+  AdmissionOptions & {
+    /** Lets tools pause runs and `sandbox.resume` continue them (see DurableOptions). Off by default. */
+    durable?: DurableOptions
+  }

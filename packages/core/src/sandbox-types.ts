@@ -10,7 +10,8 @@ export interface Sandbox {
   /**
    * Runs `code` (JavaScript or TypeScript, optionally in a markdown fence) and resolves a
    * RunResult. Never rejects for anything the guest does; throws a SandboxError only for
-   * host misuse (`INVALID_OPTIONS`, `DISPOSED`).
+   * host misuse (`INVALID_OPTIONS`, `DISPOSED`). A sandbox with `maxConcurrentRuns` that has
+   * no place for the run resolves `BUSY` without starting it.
    */
   run<T = unknown>(code: string, options?: RunOptions): Promise<RunResult<T>>
   /**

@@ -5,7 +5,10 @@ import type { RunResult } from './result.js'
 import type { Sandbox } from './sandbox-types.js'
 import type { SandboxBackend } from './backend/v1/sandbox-backend.js'
 import { checkOptions, mergeRunOptions } from './run/check-options.js'
-import { executeRun, prepareRun, type RunPlan } from './run/run-program.js'
+import { prepareRun, type RunPlan } from './run/run-program.js'
+import { executeInSandbox, type SandboxRunHost } from './run/execute-in-sandbox.js'
+import { resolveAdmission } from './admission/admission-options.js'
+import { RunAdmission } from './admission/run-admission.js'
 import { registerTools } from './run/tool-registry.js'
 import { openSession } from './session.js'
 import type { Session, SessionOptions } from './session-types.js'
@@ -29,8 +32,10 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
   checkBackend(backend)
   const ownPartition = `sandbox-${++sandboxCount}`
   const envLimits = environmentLimits()
-  const { durable: durableOption, ...defaults } = sandboxDefaults
+  const { durable: durableOption, maxConcurrentRuns, maxQueueMs, ...defaults } = sandboxDefaults
   const durable = resolveDurableOptions(durableOption)
+  const admission = resolveAdmission({ maxConcurrentRuns, maxQueueMs })
+  const runHost: SandboxRunHost = { admission: admission && new RunAdmission(admission) }
   const defaultLimits = checkOptions(defaults, 'createSandbox defaults', false)
   registerTools(defaults.tools)
   const active = new Set<AbortController>()
@@ -69,8 +74,10 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
   async function prepareAndExecute(plan: RunPlan, disposal: AbortController): Promise<RunResult> {
     const prepared = await prepareRun(plan)
     active.add(disposal)
+    // Disposed while the run was being prepared: it ends ABORTED like the runs already in flight.
+    if (disposed) disposal.abort(new Error('the sandbox was disposed'))
     try {
-      return await executeRun(plan, prepared)
+      return await executeInSandbox(plan, prepared, runHost)
     } finally {
       active.delete(disposal)
     }
@@ -108,6 +115,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
         onEvent: onEvent ?? defaults.onEvent,
         includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
         modules,
+        trace: defaults.trace,
       },
       loadedModules,
       limits: resumed.limits,
@@ -136,6 +144,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
         defaultLimits,
         defaults,
         partition: ownPartition,
+        runHost,
         forget: (ended) => sessions.get(ended.id) === ended && sessions.delete(ended.id),
       },
       id,

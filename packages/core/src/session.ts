@@ -5,7 +5,8 @@ import type { RunResult } from './result.js'
 import type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
 import type { BackendSession, SandboxBackend } from './backend/v1/sandbox-backend.js'
 import { checkGlobalNames, checkOptions, mergeRunOptions } from './run/check-options.js'
-import { executeRun, prepareRun } from './run/run-program.js'
+import { prepareRun } from './run/run-program.js'
+import { executeInSandbox, type SandboxRunHost } from './run/execute-in-sandbox.js'
 import { checkSessionRunOptions, narrowTools } from './run/session-options.js'
 import { registerTools } from './run/tool-registry.js'
 
@@ -19,6 +20,8 @@ export interface SessionOwner {
   partition: string
   /** Called once, when the session ends for any reason. */
   forget(session: Session): void
+  /** The sandbox's admission control: session runs count among its runs in flight. */
+  runHost: SandboxRunHost
 }
 
 /**
@@ -137,6 +140,7 @@ class BackendBoundSession implements Session {
           signal,
           onEvent: options?.onEvent ?? this.options.onEvent,
           includeToolValuesInEvents: options?.includeToolValuesInEvents ?? this.options.includeToolValuesInEvents,
+          trace: this.options.trace,
         },
         limits,
         registry,
@@ -162,7 +166,7 @@ class BackendBoundSession implements Session {
           if (globals !== undefined && this.runs === 0) this.pendingGlobals = this.options.globals
           throw error
         }
-        result = await executeRun(plan, prepared)
+        result = await executeInSandbox(plan, prepared, this.owner.runHost)
       } finally {
         this.busy = false
       }

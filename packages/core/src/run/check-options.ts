@@ -4,6 +4,8 @@ import type { RunOptions } from '../options.js'
 import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
 import { resolveFetchPolicy } from '../fetch/fetch-options.js'
 import { checkModules } from '../modules/module-options.js'
+import { ADMISSION_OPTION_NAMES } from '../admission/admission-options.js'
+import { resolveTraceOptions } from '../trace/trace-options.js'
 
 const KNOWN_KEYS = new Set<string>([
   'tools',
@@ -14,6 +16,7 @@ const KNOWN_KEYS = new Set<string>([
   'partition',
   'fetch',
   'modules',
+  'trace',
   ...LIMIT_NAMES,
 ])
 const SUGGESTIONS: Record<string, string> = {
@@ -47,7 +50,11 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   const limits: Partial<Limits> = {}
   for (const key of Object.keys(record)) {
     if (!KNOWN_KEYS.has(key) || (key === 'signal' && !allowSignal)) {
-      const hint = SUGGESTIONS[key] ? ` (did you mean ${SUGGESTIONS[key]}?)` : ''
+      const hint = SUGGESTIONS[key]
+        ? ` (did you mean ${SUGGESTIONS[key]}?)`
+        : (ADMISSION_OPTION_NAMES as readonly string[]).includes(key)
+          ? ` (it counts the sandbox's runs: createSandbox(backend, { ${key} }))`
+          : ''
       invalid(`${source}: unknown option "${key}"${hint}`)
     }
   }
@@ -73,6 +80,7 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   }
   resolveFetchPolicy(record.fetch, source)
   checkModules(record.modules, source)
+  resolveTraceOptions(record.trace, source)
   return limits
 }
 

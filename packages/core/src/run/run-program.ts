@@ -43,6 +43,8 @@ export interface RunPlan {
   durable?: DurablePlan
   /** The sources of `options.modules` when they were loaded before the run (a resume checks them first). */
   loadedModules?: LoadedModules
+  /** Admission control turned the run away (BUSY, or ABORTED/TIMEOUT while it waited): it ends with this, unexecuted. */
+  refused?: SandboxError
 }
 
 const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
@@ -154,6 +156,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     return result
   }
 
+  if (plan.refused) {
+    runStop.stop(plan.refused)
+    return finish({ ok: false, error: { code: plan.refused.code, message: plan.refused.message } })
+  }
   if (utf8Length(plan.code) > limits.maxCodeBytes) {
     return finish({
       ok: false,
