@@ -12,7 +12,7 @@
 import type { Options, Program } from 'acorn'
 import { LinearParser } from '../normalize/acorn-parser.js'
 import { lineColumn, toFailure } from '../normalize/parse.js'
-import { stripTypes } from '../normalize/strip-types.js'
+import { loadSucrase, stripTypes } from '../normalize/strip-types.js'
 
 export interface CompiledModule {
   /** Function body: a first line of setup (strict mode, hoisted exports), then the module's lines. */
@@ -28,9 +28,6 @@ const SCRIPT_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script' }
 const TYPESCRIPT_NAME = /\.[mc]?ts$/
 
 export const MODULE_PARAMS = '(exports, require)'
-
-type Sucrase = typeof import('sucrase')
-let sucrase: Promise<Sucrase> | undefined
 
 export function isTypeScriptModule(name: string): boolean {
   return TYPESCRIPT_NAME.test(name)
@@ -52,10 +49,10 @@ export async function compileModule(name: string, source: string): Promise<Compi
   }
   if (hasTopLevelAwait(code, ast)) return { ok: false, message: 'top-level await is not supported in modules', line: 1, column: 1 }
   const { imports, hoisted } = readModule(code, ast)
-  sucrase ??= import('sucrase')
+  const sucrase = await loadSucrase()
   let transformed: string
   try {
-    transformed = (await sucrase).transform(code, { transforms: ['imports'], disableESTransforms: true, keepUnusedImports: true }).code
+    transformed = sucrase.transform(code, { transforms: ['imports'], disableESTransforms: true, keepUnusedImports: true }).code
   } catch (error) {
     const f = toFailure(error)
     return failure(code, f.offset, f.message)

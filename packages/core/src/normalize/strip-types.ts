@@ -19,7 +19,8 @@ type Sucrase = typeof import('sucrase')
 
 let loading: Promise<Sucrase> | undefined
 
-function loadSucrase(): Promise<Sucrase> {
+/** sucrase, imported the first time it is needed (type stripping, module compilation). */
+export function loadSucrase(): Promise<Sucrase> {
   if (loading === undefined) {
     loading = import('sucrase')
     // A failed load (missing dependency) must not be cached forever.
