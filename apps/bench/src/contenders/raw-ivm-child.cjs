@@ -3,23 +3,11 @@
 // asks the parent over stdout and waits for its reply line: the same hops as cordon's engine
 // children (isolate thread → child → host → child → isolate thread), with nothing else.
 'use strict'
-const { createInterface } = require('node:readline')
+const { serveStdio } = require('./stdio-child-link.cjs')
 
 const ivm = require(process.argv[2])
-const waiting = new Map()
-let nextCall = 0
 
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\n')
-
-function echo(arg) {
-  const call = nextCall++
-  return new Promise((resolve) => {
-    waiting.set(call, resolve)
-    send({ call, arg })
-  })
-}
-
-async function run(request) {
+serveStdio(async (request, echo, send) => {
   const isolate = new ivm.Isolate({ memoryLimit: 128 })
   try {
     const context = await isolate.createContext()
@@ -31,12 +19,4 @@ async function run(request) {
   } finally {
     isolate.dispose()
   }
-}
-
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line)
-  if (message.reply === undefined) return void run(message)
-  const resolve = waiting.get(message.reply)
-  waiting.delete(message.reply)
-  resolve(message.value)
 })

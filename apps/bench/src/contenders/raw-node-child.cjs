@@ -2,23 +2,11 @@
 // as an async function body, and writes one JSON line back. A tool call is one round trip: the
 // child writes `{ call, arg }` and waits for `{ reply, value }`. CommonJS because it starts faster.
 'use strict'
-const { createInterface } = require('node:readline')
+const { serveStdio } = require('./stdio-child-link.cjs')
 
 const AsyncFunction = (async () => {}).constructor
-const waiting = new Map()
-let nextCall = 0
 
-const send = (message) => process.stdout.write(JSON.stringify(message) + '\n')
-
-function echo(arg) {
-  const call = nextCall++
-  return new Promise((resolve) => {
-    waiting.set(call, resolve)
-    send({ call, arg })
-  })
-}
-
-async function run(request) {
+serveStdio(async (request, echo, send) => {
   const lines = []
   const log = (...parts) => void lines.push(parts.join(' '))
   const data = request.dataJson === undefined ? undefined : JSON.parse(request.dataJson)
@@ -28,12 +16,4 @@ async function run(request) {
   } catch (error) {
     send({ id: request.id, ok: false, error: String(error) })
   }
-}
-
-createInterface({ input: process.stdin }).on('line', (line) => {
-  const message = JSON.parse(line)
-  if (message.reply === undefined) return void run(message)
-  const resolve = waiting.get(message.reply)
-  waiting.delete(message.reply)
-  resolve(message.value)
 })
