@@ -28,6 +28,8 @@ const step = (command) => {
 // `--packages-only` skips the other runtimes (about 800 MB of downloads the first time).
 const packagesOnly = process.argv.includes('--packages-only')
 const steps = [
+  // The remote backend's fleet tests need HAProxy (Debian's package): found, or installed here.
+  step('node scripts/ensure-haproxy.mjs'),
   // Types are part of the public API: a type error fails the run like a failing test.
   step(`${pnpmCommand()} exec turbo run typecheck --output-logs=errors-only`),
   // ESLint (type-aware) and Prettier: a finding fails the run like a failing test.

@@ -36,6 +36,8 @@ export interface RunStats {
   heapBytes?: number
   toolCalls: number
   logsDropped: number
+  /** The id the backend's far side knows the run by, where it keeps logs of its own (a cordon server's). */
+  runId?: string
 }
 
 /** The program finished with a value. */

@@ -34,14 +34,23 @@ export {
   timeoutError,
   watchStop,
 } from './run-stop.js'
-export { CHANNEL_VERSION, parseReport } from './channel/channel-protocol.js'
-export type { Order, Report, ReportCaps, RunOrder, SyncReply } from './channel/channel-protocol.js'
+export { CHANNEL_VERSION, parseOrder, parseReport } from './channel/channel-protocol.js'
+export type { Order, OrderCaps, Report, ReportCaps, RunOrder, SyncReply } from './channel/channel-protocol.js'
 export { ChannelClient } from './channel/channel-client.js'
 export type { ChannelClientOptions, NearTransport } from './channel/channel-client.js'
 export { ChannelPool } from './channel/channel-pool.js'
 export type { ChannelPoolOptions, FarSideEvents, FarSideLink } from './channel/channel-pool.js'
+export {
+  PARTITION_HEADER,
+  REFUSAL_HEADER,
+  REMOTE_CHANNEL_PATH,
+  REMOTE_INFO_PATH,
+  RUN_ID_HEADER,
+  parseServerInfo,
+} from './channel/remote-protocol.js'
+export type { RemoteRefusal, ServerInfo } from './channel/remote-protocol.js'
 export { serveBackend } from './channel/serve-backend.js'
-export type { FarTransport } from './channel/serve-backend.js'
+export type { FarTransport, ServeOptions } from './channel/serve-backend.js'
 export { RUN_SLOTS, SYNC_REPLY_INDEX, createStopFlags, stopRaised } from './channel/stop-flags.js'
 export type { RelaySwitch } from './relay-switch.js'
 export { decodeValue, encodeValue } from '../wire.js'

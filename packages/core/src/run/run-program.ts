@@ -263,6 +263,7 @@ function toResult(
   }
   if (typeof outcome.stats?.cpuMs === 'number') stats.cpuMs = round(outcome.stats.cpuMs)
   if (typeof outcome.stats?.heapBytes === 'number') stats.heapBytes = outcome.stats.heapBytes
+  if (typeof outcome.stats?.runId === 'string') stats.runId = outcome.stats.runId
   const logs = bridge.logs.entries
   const fail = (error: RunError): RunResult => ({ ok: false, error, logs, stats })
 

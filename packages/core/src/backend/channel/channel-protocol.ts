@@ -14,6 +14,9 @@
  * - `['usage', sessionId, askId]`                 ask a session's heap size
  * - `['close', sessionId]`                        dispose a session
  *
+ * Orders are trusted where the near side is the host itself (a worker, a child it started); a far
+ * side that serves strangers (a server) checks each one with `parseOrder` first.
+ *
  * Far → near, "reports", each one checked by `parseReport` (the far side may be compromised):
  * - `['hello', version]`                          once, when the far side is ready
  * - `['log', runId, level, message]`
@@ -31,7 +34,7 @@
  */
 import { ERROR_CODES, type ErrorCode } from '../../errors.js'
 import type { LogLevel, RunError } from '../../result.js'
-import type { ResolvedLimits } from '../../limits.js'
+import { LIMIT_NAMES, checkLimit, type Limits, type ResolvedLimits } from '../../limits.js'
 import type { ExecuteOutcome, ToolDescriptor } from '../v1/sandbox-backend.js'
 
 export const CHANNEL_VERSION = 1
@@ -69,6 +72,16 @@ export type Report =
 /** The answer to a synchronous tool call: the result in wire format, or the error the guest sees. */
 export type SyncReply = { ok: true; value: string } | { ok: false; name?: string; message: string }
 
+/** Caps on what a near side may send a far side that serves strangers; anything larger is a breach. */
+export interface OrderCaps {
+  /** Longest string field (the script, the setup, a tool's answer, a stop message). */
+  maxChars: number
+  /** Most tools one run may declare. */
+  maxTools: number
+  /** Highest run slot (exclusive). */
+  slots: number
+}
+
 /** Caps on what a far side may send; anything larger is a protocol breach. */
 export interface ReportCaps {
   /** Longest string field (a log line, tool arguments, an outcome's value or message). */
@@ -79,6 +92,7 @@ const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
 const isLevel = (value: unknown): value is LogLevel => typeof value === 'string' && LEVELS.includes(value)
 const CODES: readonly string[] = ERROR_CODES
 
+const isCode = (value: unknown): value is ErrorCode => typeof value === 'string' && CODES.includes(value)
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
 const isAmount = (value: unknown): value is number => typeof value === 'number' && Number.isFinite(value) && value >= 0
 
@@ -172,4 +186,76 @@ function parseStats(value: unknown): ExecuteOutcome['stats'] | string {
     stats[key] = amount
   }
   return stats
+}
+
+/**
+ * The order in `message`, rebuilt from its known fields only, or a string saying why it is not
+ * one. For a far side whose near side is not trusted (a server's clients): checks shapes, sizes
+ * and that every limit is one core itself would accept. Whether the ids are ones this connection
+ * may use, and whether the limits fit the server, are the receiver's checks.
+ */
+export function parseOrder(message: unknown, caps: OrderCaps): Order | string {
+  if (!Array.isArray(message) || message.length === 0) return 'an order must be a non-empty array'
+  const text = (value: unknown): value is string => typeof value === 'string' && value.length <= caps.maxChars
+  const [kind, a, b, c, d] = message as unknown[]
+  const size = message.length
+  switch (kind) {
+    case 'run': {
+      if (size !== 5 || !isId(a) || !isId(b) || !isId(c) || c >= caps.slots) return 'malformed run'
+      const order = parseRunOrder(d, text, caps.maxTools)
+      return typeof order === 'string' ? order : ['run', a, b, c, order]
+    }
+    case 'stop':
+      return size === 4 && isId(a) && isCode(b) && text(c) ? ['stop', a, b, c] : 'malformed stop'
+    case 'settle':
+      return size === 5 && isId(a) && isId(b) && typeof c === 'boolean' && text(d) ? ['settle', a, b, c, d] : 'malformed settle'
+    case 'open':
+      return size === 3 && isId(a) && validLimit('memoryMb', b) ? ['open', a, b as number] : 'malformed open'
+    case 'usage':
+      return size === 3 && isId(a) && isId(b) ? ['usage', a, b] : 'malformed usage'
+    case 'close':
+      return size === 2 && isId(a) ? ['close', a] : 'malformed close'
+    default:
+      return 'unknown order kind'
+  }
+}
+
+function parseRunOrder(value: unknown, text: (value: unknown) => value is string, maxTools: number): RunOrder | string {
+  if (typeof value !== 'object' || value === null) return 'malformed run order'
+  const record = value as Record<string, unknown>
+  if (!text(record.script) || !text(record.filename) || !text(record.setup)) return 'malformed run order'
+  if (!isAmount(record.timeLeftMs)) return 'malformed run order time'
+  if (!Array.isArray(record.tools) || record.tools.length > maxTools) return 'malformed run order tools'
+  const tools: ToolDescriptor[] = []
+  for (const tool of record.tools as unknown[]) {
+    if (typeof tool !== 'object' || tool === null) return 'malformed tool'
+    const { name, sync } = tool as Record<string, unknown>
+    if (!text(name) || typeof sync !== 'boolean') return 'malformed tool'
+    tools.push({ name, sync })
+  }
+  if (typeof record.limits !== 'object' || record.limits === null) return 'malformed limits'
+  const given = record.limits as Record<string, unknown>
+  const limits = {} as Limits
+  for (const name of LIMIT_NAMES) {
+    const limit = given[name]
+    if (!validLimit(name, limit)) return 'malformed limit ' + name
+    limits[name] = limit as number
+  }
+  return {
+    script: record.script,
+    filename: record.filename,
+    setup: record.setup,
+    tools,
+    limits: Object.freeze(limits),
+    timeLeftMs: record.timeLeftMs,
+  }
+}
+
+function validLimit(name: keyof Limits, value: unknown): boolean {
+  try {
+    checkLimit(name, value, 'order')
+    return true
+  } catch {
+    return false
+  }
 }

@@ -17,6 +17,11 @@ export interface FarTransport {
   callSync?(report: Report, slot: number): SyncReply | undefined
 }
 
+export interface ServeOptions {
+  /** The partition of every run and session served (a server serving one caller per connection). */
+  partition?: string
+}
+
 interface FarRun {
   stop: RunStop
   calls: Map<number, { resolve: (value: string) => void; reject: (error: Error) => void }>
@@ -28,7 +33,11 @@ interface FarRun {
  * batched per turn of this thread's event loop, and flushed early when guest code keeps the
  * thread busy (each stop poll flushes), so logs written before a hang still reach the host.
  */
-export function serveBackend(backend: SandboxBackend, transport: FarTransport): { receive(batch: unknown): void } {
+export function serveBackend(
+  backend: SandboxBackend,
+  transport: FarTransport,
+  options: ServeOptions = {},
+): { receive(batch: unknown): void } {
   const runs = new Map<number, FarRun>()
   const sessions = new Map<number, BackendSession>()
   let outbox: Report[] = []
@@ -70,6 +79,7 @@ export function serveBackend(backend: SandboxBackend, transport: FarTransport): 
       limits: order.limits,
       deadline: stop.deadline,
       signal: stop.signal,
+      ...(options.partition === undefined ? {} : { partition: options.partition }),
       host: {
         log: (level, message) => queue(['log', runId, level, message]),
         callTool: (name, args) => {
@@ -138,7 +148,7 @@ export function serveBackend(backend: SandboxBackend, transport: FarTransport): 
           queue(['opened', sessionId, { code: 'UNSUPPORTED', message: 'this backend has no sessions' }])
           return
         }
-        backend.openSession({ memoryMb: order[2] }).then(
+        backend.openSession({ memoryMb: order[2], ...(options.partition === undefined ? {} : { partition: options.partition }) }).then(
           (session) => {
             sessions.set(sessionId, session)
             queue(['opened', sessionId, null])

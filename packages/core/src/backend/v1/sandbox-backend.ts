@@ -70,6 +70,8 @@ export interface BackendRunStats {
   heapBytes?: number
   /** Log entries the guest dropped itself before sending them (its own cap). */
   logsDropped?: number
+  /** The id the far side's own logs know the run by (a remote backend's server). */
+  runId?: string
 }
 
 export type ExecuteOutcome =

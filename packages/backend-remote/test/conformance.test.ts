@@ -1,0 +1,11 @@
+import { describeBackendConformance } from '@cordon/conformance'
+import { afterAll } from 'vitest'
+import { createRemoteBackend } from '../src/index.js'
+import { FLEET_TOKEN, startFleet } from './support/fleet.js'
+
+// The whole suite through the network: three cordon-server processes behind HAProxy, with the
+// servers' default backend (the strongest that works here).
+const fleet = await startFleet()
+afterAll(() => fleet.stop())
+
+describeBackendConformance(() => createRemoteBackend({ url: fleet.url, token: FLEET_TOKEN }))
