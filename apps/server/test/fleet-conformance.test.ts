@@ -1,6 +1,6 @@
 import { describeBackendConformance } from '@cordon/conformance'
 import { afterAll } from 'vitest'
-import { createRemoteBackend } from '../src/index.js'
+import { createRemoteBackend } from '@cordon/backend-remote'
 import { FLEET_TOKEN, startFleet } from './support/fleet.js'
 
 // The whole suite through the network: three cordon-server processes behind HAProxy, with the

@@ -1,14 +1,14 @@
 import { spawn, type ChildProcess } from 'node:child_process'
 import { once } from 'node:events'
 import { createServer } from 'node:net'
-import { createRequire } from 'node:module'
-import { dirname, join } from 'node:path'
+import { join } from 'node:path'
+import { fileURLToPath } from 'node:url'
 import { findHaproxy } from './haproxy.js'
 
 export const FLEET_TOKEN = 'fleet-test-token-0123456789'
 
-const serverPackage = dirname(createRequire(import.meta.url).resolve('@cordon/server/package.json'))
-/** The bin as an operator runs it, and the HAProxy config the docs show. */
+const serverPackage = fileURLToPath(new URL('../..', import.meta.url))
+/** The bin as an operator runs it (built by the test task), and the HAProxy config the docs show. */
 export const SERVER_MAIN = join(serverPackage, 'dist', 'main.js')
 export const HAPROXY_CONFIG = join(serverPackage, 'deploy', 'haproxy.cfg')
 
