@@ -3,7 +3,7 @@
 import { execSync } from 'node:child_process'
 import { mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync } from 'node:fs'
 import { tmpdir } from 'node:os'
-import { join } from 'node:path'
+import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
 import { pnpmCommand } from '../pnpm.mjs'
@@ -18,12 +18,20 @@ declare module 'vitest' {
   }
 }
 
+/** Libraries live in packages/, and the published server bin in apps/ (the other apps are private). */
 export function publishablePackages(): { name: string; dir: string }[] {
-  return readdirSync(join(repo, 'packages'))
-    .map((dir) => join(repo, 'packages', dir))
+  return ['packages', 'apps']
+    .flatMap((folder) => readdirSync(join(repo, folder)).map((dir) => join(repo, folder, dir)))
     .map((dir) => ({ dir, manifest: JSON.parse(readFileSync(join(dir, 'package.json'), 'utf8')) }))
     .filter(({ manifest }) => !manifest.private)
     .map(({ dir, manifest }) => ({ name: manifest.name as string, dir }))
+}
+
+/** A publishable package's folder relative to the repo, e.g. `packages/core`. */
+export function packageFolder(name: string): string {
+  const found = publishablePackages().find((pkg) => pkg.name === name)
+  if (found === undefined) throw new Error(`${name} is not a publishable package`)
+  return relative(repo, found.dir)
 }
 
 export default function setup(project: TestProject) {

@@ -7,6 +7,7 @@ import { beforeAll, describe, expect, inject, it } from 'vitest'
 import { pnpmCommand } from '../pnpm.mjs'
 import { bumpVersion, requestedBumps } from './changesets.js'
 import { run, userEnv } from './consumer.js'
+import { packageFolder } from './global-setup.js'
 import { shipped } from './tarball.js'
 
 const { repo, root, tarballs } = inject('packInstall')
@@ -33,8 +34,7 @@ function statusCheckout(): string {
     return clone
   }
 }
-const manifest = (dir: string, pkg: string) =>
-  JSON.parse(readFileSync(join(dir, 'packages', pkg.replace('@cordon/', ''), 'package.json'), 'utf8'))
+const manifest = (dir: string, pkg: string) => JSON.parse(readFileSync(join(dir, packageFolder(pkg), 'package.json'), 'utf8'))
 
 // What each package's next version must be: its largest requested bump; dependents of a
 // released package get a patch (updateInternalDependencies), never more.
@@ -67,7 +67,7 @@ describe('changesets', () => {
         cpSync(join(repo, file), join(copy, file))
       }
       for (const pkg of publishable) {
-        const dist = join('packages', pkg.replace('@cordon/', ''), 'dist')
+        const dist = join(packageFolder(pkg), 'dist')
         cpSync(join(repo, dist), join(copy, dist), { recursive: true })
       }
       const version = await run('node', [changesetBin, 'version'], copy)
@@ -76,7 +76,7 @@ describe('changesets', () => {
 
     it.each(publishable)('%s gets its version and a CHANGELOG with every changeset naming it', (pkg) => {
       expect(manifest(copy, pkg).version).toBe(expected[pkg])
-      const changelog = readFileSync(join(copy, 'packages', pkg.replace('@cordon/', ''), 'CHANGELOG.md'), 'utf8')
+      const changelog = readFileSync(join(copy, packageFolder(pkg), 'CHANGELOG.md'), 'utf8')
       expect(changelog.split('\n').slice(0, 3)).toEqual([`# ${pkg}`, '', `## ${expected[pkg]}`])
       for (const summary of requested.get(pkg)?.summaries ?? []) expect(changelog).toContain(summary)
     })

@@ -3,6 +3,7 @@ import { readFileSync } from 'node:fs'
 import { builtinModules } from 'node:module'
 import ts from 'typescript'
 import { describe, expect, inject, it } from 'vitest'
+import { packageFolder } from './global-setup.js'
 import { readTarball, shipped } from './tarball.js'
 
 const { tarballs } = inject('packInstall')
@@ -11,7 +12,7 @@ const license = readFileSync(new URL('../../LICENSE', import.meta.url), 'utf8')
 
 describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
   const { files, manifest, text } = readTarball(file)
-  const dir = name.replace('@cordon/', '')
+  const dir = packageFolder(name)
 
   it('ships only dist, README, CHANGELOG, package.json and the license', () => {
     expect(files.filter((f) => !shipped.test(f))).toEqual([])
@@ -24,8 +25,8 @@ describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
     expect(manifest.description.length).toBeGreaterThan(30)
     expect(manifest.keywords).toEqual(expect.arrayContaining(['sandbox']))
     expect(manifest.license).toBe('MIT')
-    expect(manifest.repository).toEqual({ type: 'git', url: repoUrl, directory: `packages/${dir}` })
-    expect(manifest.homepage).toBe(`https://github.com/cordon-sandbox/cordon/tree/main/packages/${dir}#readme`)
+    expect(manifest.repository).toEqual({ type: 'git', url: repoUrl, directory: dir })
+    expect(manifest.homepage).toBe(`https://github.com/cordon-sandbox/cordon/tree/main/${dir}#readme`)
     expect(manifest.bugs).toEqual({ url: 'https://github.com/cordon-sandbox/cordon/issues' })
     expect(manifest.engines).toEqual({ node: '>=20' })
     expect(manifest.sideEffects).toBe(false)

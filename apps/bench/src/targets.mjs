@@ -190,6 +190,35 @@ export function checkTargets(results) {
       '≥',
     ),
   )
+  // The remote backend (issue 20): through HAProxy in front of three servers, against the same
+  // engine in this process. Added time, not ratios: the network's cost is a constant per hop.
+  const perCallUs = (id) => (m('W2', id) === undefined ? undefined : (m('W2', id) * 1000) / TOOL_CALLS)
+  const more = (a, b) => (a === undefined || b === undefined ? undefined : a - b)
+  list.push(
+    target(
+      'W1-remote-fleet',
+      'W1: cordon remote through HAProxy ≤ cordon subprocess + 1.5 ms',
+      more(m('W1', 'cordon-remote-fleet'), m('W1', 'cordon-subprocess')),
+      1.5,
+      '≤',
+      (v) => `+${v.toFixed(2)} ms`,
+    ),
+    target(
+      'W2-remote-fleet',
+      'W2 per call: cordon remote through HAProxy ≤ cordon subprocess + 150 µs',
+      more(perCallUs('cordon-remote-fleet'), perCallUs('cordon-subprocess')),
+      150,
+      '≤',
+      (v) => `+${v.toFixed(0)} µs`,
+    ),
+    target(
+      'W6-remote-fleet',
+      'W6: 3 cordon-servers behind HAProxy (same 2 cores) ≥ 0.8× the runs/s of one cordon subprocess',
+      ratio(throughput('cordon-remote-fleet'), throughput('cordon-subprocess')),
+      0.8,
+      '≥',
+    ),
+  )
   list.push({
     upperBound: true,
     ...target(

@@ -7,6 +7,7 @@ import { peerContenders } from './peer-quickjs.mjs'
 import { rawIvmContenders } from './raw-ivm.mjs'
 import { rawNodeContenders } from './raw-node.mjs'
 import { rawQuickJSContenders } from './raw-quickjs.mjs'
+import { remoteContenders } from './remote.mjs'
 
 const byId = new Map(
   [
@@ -17,6 +18,7 @@ const byId = new Map(
     ...rawIvmContenders,
     ...rawNodeContenders,
     ...rawQuickJSContenders,
+    ...remoteContenders,
   ].map((c) => [c.id, c]),
 )
 
@@ -36,6 +38,8 @@ export const CONTENDER_ORDER = [
   'raw-node-warm',
   'raw-ivm-child',
   'raw-node-spawn',
+  'cordon-remote',
+  'cordon-remote-fleet',
   'node-vm',
   'core-only',
 ]
