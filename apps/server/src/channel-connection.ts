@@ -13,7 +13,6 @@ export interface ConnectionContext {
   /** The caller's id for this connection's run or session. */
   runId: string
   partition: string | undefined
-  traceparent: string | undefined
   /** Whether the server is draining (a connection then ends once it has no run in flight). */
   draining(): boolean
 }
@@ -114,7 +113,7 @@ export function serveConnection(socket: WebSocket, context: ConnectionContext): 
       runId: context.runId,
       run: runId,
       session: order[2] !== 0,
-      ...(context.traceparent === undefined ? {} : { traceparent: context.traceparent }),
+      ...(runOrder.traceparent === undefined ? {} : { traceparent: runOrder.traceparent }),
     })
     return true
   }

@@ -120,7 +120,6 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
     const given = req.headers[RUN_ID_HEADER]
     const runId = typeof given === 'string' && RUN_ID.test(given) ? given : randomUUID()
     const partition = decodePartition(req.headers[PARTITION_HEADER])
-    const traceparent = typeof req.headers.traceparent === 'string' ? req.headers.traceparent.slice(0, 100) : undefined
     // The place is taken now, before the handshake ends: a burst cannot overshoot maxRuns.
     const placeholder: ServedConnection = { busy: false, endWhenIdle: () => undefined, end: () => socket.destroy() }
     open.add(placeholder)
@@ -134,7 +133,6 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
         log,
         runId,
         partition,
-        traceparent,
         draining: () => draining !== undefined,
       })
       open.add(connection)

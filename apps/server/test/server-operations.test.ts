@@ -3,7 +3,8 @@ import { mkdtempSync, readFileSync, rmSync } from 'node:fs'
 import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRemoteBackend } from '@cordon/backend-remote'
-import { createSandbox } from '@cordon/core'
+import { DEFAULT_LIMITS, createSandbox } from '@cordon/core'
+import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type CordonServer, type LogEntry } from '../src/index.js'
 import { metricsOf, sample } from './support/metrics-text.js'
@@ -43,6 +44,24 @@ describe('health, readiness, metrics and logs', () => {
     expect(ended).toContainEqual(expect.objectContaining({ runId: failed.stats.runId, code: 'RUNTIME_ERROR' }))
     expect(logs.find((entry) => entry.msg === 'run started' && entry.runId === ok.stats.runId)?.time).toMatch(/^\d{4}-\d\d-\d\dT/)
     await sandbox.dispose()
+  })
+
+  it("logs a traced run's traceparent", async () => {
+    const traceparent = '00-0af7651916cd43dd8448eb211c80319c-b7ad6b7169203331-01'
+    const ws = new WebSocket(server.url.replace('http', 'ws') + '/v1/channel', { headers: { authorization: `Bearer ${TOKEN}` } })
+    await new Promise((resolve) => ws.once('open', resolve))
+    const order = {
+      script: 'async () => 1',
+      filename: 'guest.js',
+      setup: '{}',
+      tools: [],
+      limits: DEFAULT_LIMITS,
+      timeLeftMs: 1_000,
+      traceparent,
+    }
+    ws.send(JSON.stringify([['run', 1, 0, 0, order]]))
+    await expect.poll(() => logs.find((entry) => entry.msg === 'run started' && entry.traceparent === traceparent)).toBeDefined()
+    ws.close()
   })
 })
 

@@ -93,6 +93,7 @@ describe('every frame from a caller is hostile', () => {
     ['a run in a session it did not open', JSON.stringify([['run', 1, 7, 0, runOrder()]])],
     ['two sessions on one connection', '[["open", 1, 64], ["open", 2, 64]]'],
     ['a stop with an unknown code', '[["stop", 1, "NOPE", "x"]]'],
+    ['a malformed traceparent', JSON.stringify([['run', 1, 0, 0, runOrder({ traceparent: 'x'.repeat(55) })]])],
   ]
   it.each(breaches)('%s closes the connection (1008)', async (_name, frame) => {
     const { ws, closed } = await connect()

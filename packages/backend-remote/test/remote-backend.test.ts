@@ -73,6 +73,24 @@ describe('runs over a socket', () => {
     expect(fake.upgrades.at(-1)?.headers['x-cordon-run-id']).toBe(result.stats.runId)
   })
 
+  it("passes a traced run's traceparent on in its run order", async () => {
+    const { context, trace } = await import('@opentelemetry/api')
+    const { BasicTracerProvider } = await import('@opentelemetry/sdk-trace-base')
+    trace.setGlobalTracerProvider(new BasicTracerProvider())
+    try {
+      const connections = fake.orders.length
+      expect(await sandbox.run('1')).toMatchObject({ ok: true })
+      const run = fake.orders
+        .slice(connections)
+        .flat()
+        .find((order) => order[0] === 'run')
+      expect(run?.[4]).toMatchObject({ traceparent: expect.stringMatching(/^00-[\da-f]{32}-[\da-f]{16}-01$/) })
+    } finally {
+      trace.disable()
+      context.disable()
+    }
+  })
+
   it('ends limits over the server caps INVALID_OPTIONS without a connection', async () => {
     const before = fake.upgrades.length
     const result = await sandbox.run('1', { memoryMb: 512 })

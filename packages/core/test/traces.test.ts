@@ -39,6 +39,21 @@ const named = (name: string) => spans().filter((span) => span.name === name)
 const attributeText = (span: ReadableSpan) => JSON.stringify(span.attributes) + JSON.stringify(span.status)
 
 describe('traces', () => {
+  it("hands the backend the run span's traceparent, and none when the run is not traced", async () => {
+    const seen: (string | undefined)[] = []
+    const inner = createVmBackend()
+    const backend = {
+      ...inner,
+      execute: (request: Parameters<typeof inner.execute>[0]) => (seen.push(request.traceparent), inner.execute(request)),
+    }
+    const own = createSandbox(backend)
+    expect((await own.run('1')).ok).toBe(true)
+    expect((await own.run('1', { trace: false })).ok).toBe(true)
+    await own.dispose()
+    const { traceId, spanId } = named('cordon.run')[0]!.spanContext()
+    expect(seen).toEqual([`00-${traceId}-${spanId}-01`, undefined])
+  })
+
   it('makes a cordon.run span and a child span per tool call, with names, codes, counts and sizes but no code or values', async () => {
     const result = await sandbox.run(CODE, { tools })
     expect(result.ok).toBe(true)

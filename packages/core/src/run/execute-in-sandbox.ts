@@ -21,6 +21,7 @@ export async function executeInSandbox(plan: RunPlan, prepared: Prepared, host: 
   const { onEvent, includeToolValuesInEvents } = plan.options
   const traced: RunPlan = {
     ...plan,
+    traceparent: trace.traceparent,
     options: {
       ...plan.options,
       onEvent: trace.listener(onEvent, includeToolValuesInEvents === true),

@@ -43,6 +43,8 @@ export interface RunPlan {
   durable?: DurablePlan
   /** The sources of `options.modules` when they were loaded before the run (a resume checks them first). */
   loadedModules?: LoadedModules
+  /** The run span's trace context, when the run is traced: handed to the backend. */
+  traceparent?: string
   /** Admission control turned the run away (BUSY, or ABORTED/TIMEOUT while it waited): it ends with this, unexecuted. */
   refused?: SandboxError
 }
@@ -216,6 +218,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         signal: runStop.signal,
         host: bridge,
         partition: plan.partition,
+        ...(plan.traceparent === undefined ? {} : { traceparent: plan.traceparent }),
       }).catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
       watchdog.promise.then((): ExecuteOutcome => ({
         ok: false,

@@ -51,6 +51,12 @@ export class RunTrace {
     return new RunTrace(api, tracer, span, options, run.startedPerf)
   }
 
+  /** The run span's W3C trace context (`traceparent`), for a backend whose far side logs or traces the run. */
+  get traceparent(): string {
+    const { traceId, spanId, traceFlags } = this.span.spanContext()
+    return `00-${traceId}-${spanId}-${(traceFlags & 0xff).toString(16).padStart(2, '0')}`
+  }
+
   /** Whether spans want the tool calls' arguments and results in the events. */
   get includeValues(): boolean {
     return this.options.includeValues

@@ -3,7 +3,7 @@ import type { RunError } from '../../result.js'
 import { toolErrorPayload } from '../guest-relay.js'
 import { timeoutError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
-import { CHANNEL_VERSION, parseReport, type Order, type Report, type SyncReply } from './channel-protocol.js'
+import { CHANNEL_VERSION, parseReport, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
 import { RUN_SLOTS, clearStop, raiseStop } from './stop-flags.js'
 
 /** How the host talks to one far side. */
@@ -136,14 +136,10 @@ export class ChannelClient {
       this.runs.set(runId, run)
       this.options.onLoad?.()
       run.stopWatch = watchStop(request, (error) => this.stopRun(runId, error))
-      const { script, filename, setup, tools, limits, deadline } = request
-      this.post([
-        'run',
-        runId,
-        sessionId,
-        slot,
-        { script, filename, setup, tools: [...tools], limits, timeLeftMs: Math.max(0, deadline - Date.now()) },
-      ])
+      const { script, filename, setup, tools, limits, deadline, traceparent } = request
+      const order: RunOrder = { script, filename, setup, tools: [...tools], limits, timeLeftMs: Math.max(0, deadline - Date.now()) }
+      if (traceparent !== undefined) order.traceparent = traceparent
+      this.post(['run', runId, sessionId, slot, order])
     })
   }
 

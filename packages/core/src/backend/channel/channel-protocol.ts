@@ -48,6 +48,8 @@ export interface RunOrder {
   limits: ResolvedLimits
   /** Time left until the deadline when the order was sent: the far side's clock may differ. */
   timeLeftMs: number
+  /** The run span's W3C trace context, when the run is traced. */
+  traceparent?: string
 }
 
 export type Order =
@@ -241,7 +243,7 @@ function parseRunOrder(value: unknown, text: (value: unknown) => value is string
     if (!validLimit(name, limit)) return 'malformed limit ' + name
     limits[name] = limit as number
   }
-  return {
+  const order: RunOrder = {
     script: record.script,
     filename: record.filename,
     setup: record.setup,
@@ -249,7 +251,15 @@ function parseRunOrder(value: unknown, text: (value: unknown) => value is string
     limits: Object.freeze(limits),
     timeLeftMs: record.timeLeftMs,
   }
+  if (record.traceparent !== undefined) {
+    if (typeof record.traceparent !== 'string' || !TRACEPARENT.test(record.traceparent)) return 'malformed traceparent'
+    order.traceparent = record.traceparent
+  }
+  return order
 }
+
+/** W3C trace context, version 00: `00-<trace id>-<parent id>-<flags>`. */
+const TRACEPARENT = /^00-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/
 
 function validLimit(name: keyof Limits, value: unknown): boolean {
   try {

@@ -80,6 +80,7 @@ export function serveBackend(
       deadline: stop.deadline,
       signal: stop.signal,
       ...(options.partition === undefined ? {} : { partition: options.partition }),
+      ...(order.traceparent === undefined ? {} : { traceparent: order.traceparent }),
       host: {
         log: (level, message) => queue(['log', runId, level, message]),
         callTool: (name, args) => {

@@ -62,6 +62,11 @@ export interface ExecuteRequest {
    * core always sets it. A backend whose runs never share a process may ignore it.
    */
   partition?: string
+  /**
+   * The W3C trace context (`traceparent`) of the run's `cordon.run` span, when OpenTelemetry
+   * records the run: a backend whose far side logs or traces (the remote one) passes it on.
+   */
+  traceparent?: string
 }
 
 /** Facts a backend may report about a finished run. */
