@@ -31,7 +31,7 @@ export function createMetrics(): ServerMetrics {
     runsInFlight: new Gauge({ name: 'cordon_server_runs_in_flight', help: 'Runs started and not yet ended.', registers: [registry] }),
     connections: new Gauge({
       name: 'cordon_server_connections',
-      help: 'Open run and session connections (each holds a place of maxRuns).',
+      help: 'Open connections: with a run in flight, a session, or kept by their caller for its next run.',
       registers: [registry],
     }),
     refusals: new Counter({

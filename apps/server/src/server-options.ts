@@ -23,6 +23,11 @@ export interface ServerOptions {
   tls?: { cert: string; key: string }
   /** How long `drain()` lets runs in flight finish before it ends them. Default 30,000 ms. */
   drainTimeoutMs?: number
+  /**
+   * How long a connection without a run or session stays open for its caller's next run (callers
+   * keep theirs for 2 s by default). Default 10,000 ms.
+   */
+  idleConnectionMs?: number
   /** Where structured log entries go. Default: one JSON line each on stdout. */
   log?: (entry: LogEntry) => void
 }
@@ -44,12 +49,14 @@ export interface ResolvedServerOptions {
   maxMessageBytes: number
   tls: { cert: string; key: string } | undefined
   drainTimeoutMs: number
+  idleConnectionMs: number
   log: (entry: LogEntry) => void
 }
 
 export const DEFAULT_MAX_LIMITS = Object.freeze({ timeoutMs: 300_000, memoryMb: 512 })
 export const DEFAULT_MAX_MESSAGE_BYTES = 64 * 1024 * 1024
 export const DEFAULT_DRAIN_TIMEOUT_MS = 30_000
+export const DEFAULT_IDLE_CONNECTION_MS = 10_000
 
 function positive(value: unknown, name: string, fallback: number, min = 1): number {
   if (value === undefined) return fallback
@@ -76,6 +83,7 @@ export function resolveServerOptions(options: ServerOptions): ResolvedServerOpti
     maxMessageBytes: positive(options.maxMessageBytes, 'maxMessageBytes', DEFAULT_MAX_MESSAGE_BYTES),
     tls: options.tls,
     drainTimeoutMs: positive(options.drainTimeoutMs, 'drainTimeoutMs', DEFAULT_DRAIN_TIMEOUT_MS, 0),
+    idleConnectionMs: positive(options.idleConnectionMs, 'idleConnectionMs', DEFAULT_IDLE_CONNECTION_MS),
     log: options.log ?? ((entry) => process.stdout.write(JSON.stringify(entry) + '\n')),
   }
 }

@@ -18,6 +18,7 @@ import { serveConnection, type ServedConnection } from './channel-connection.js'
 import { localBackend, warmUp } from './local-backend.js'
 import { createLogger } from './log.js'
 import { createMetrics } from './metrics.js'
+import { Places } from './places.js'
 import { resolveServerOptions, type ServerOptions } from './server-options.js'
 import { createTokenCheck } from './token-check.js'
 
@@ -27,8 +28,10 @@ export interface CordonServer {
   readonly port: number
   /** The name of the backend programs run on. */
   readonly backend: string
-  /** Runs and sessions open now. */
+  /** Connections open now (with a run or session, or kept by their caller for the next run). */
   readonly connections: number
+  /** Runs in flight and sessions open now: the places of `maxRuns` in use. */
+  readonly inUse: number
   /**
    * Takes no new runs (readiness fails, new connections are refused `draining`), lets the runs in
    * flight finish (up to `drainTimeoutMs`), then closes. Idempotent.
@@ -38,7 +41,10 @@ export interface CordonServer {
   close(): Promise<void>
 }
 
-/** A caller's run id as it appears in logs: printable, bounded; otherwise the server makes one. */
+/** Connections without a run may outnumber the places this many times (callers keep them for their next run). */
+const IDLE_CONNECTIONS_PER_PLACE = 4
+
+/** A caller's connection id as it appears in logs: printable, bounded; otherwise the server makes one. */
 const RUN_ID = /^[\w.:-]{1,100}$/
 
 /**
@@ -61,6 +67,7 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
     maxMessageBytes: settings.maxMessageBytes,
   }
   const open = new Set<ServedConnection>()
+  const places = new Places(settings.maxRuns)
   let ready = false
   let draining: Promise<void> | undefined
   let closed: Promise<void> | undefined
@@ -113,17 +120,26 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
       metrics.refusals.inc({ reason: 'draining' })
       return refuse(socket, 503, 'Service Unavailable', 'draining')
     }
-    if (open.size >= settings.maxRuns) {
+    // A connection is let in only while a place is free for its run, and idle connections are
+    // bounded too: a caller cannot hold the server with connections it never uses.
+    if (open.size >= settings.maxRuns * IDLE_CONNECTIONS_PER_PLACE || !places.admit()) {
       metrics.refusals.inc({ reason: 'busy' })
       return refuse(socket, 503, 'Service Unavailable', 'busy')
     }
     const given = req.headers[RUN_ID_HEADER]
-    const runId = typeof given === 'string' && RUN_ID.test(given) ? given : randomUUID()
+    const connectionId = typeof given === 'string' && RUN_ID.test(given) ? given : randomUUID()
     const partition = decodePartition(req.headers[PARTITION_HEADER])
-    // The place is taken now, before the handshake ends: a burst cannot overshoot maxRuns.
+    // Counted from now, before the handshake ends: a burst cannot overshoot maxRuns.
     const placeholder: ServedConnection = { busy: false, endWhenIdle: () => undefined, end: () => socket.destroy() }
     open.add(placeholder)
+    let arrived = false
+    const arrive = () => {
+      if (!arrived) places.arrived()
+      arrived = true
+    }
+    socket.once('close', arrive)
     sockets.handleUpgrade(req, socket, head, (ws) => {
+      arrive()
       open.delete(placeholder)
       metrics.connections.inc()
       const connection = serveConnection(ws, {
@@ -131,8 +147,9 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
         options: settings,
         metrics,
         log,
-        runId,
+        connectionId,
         partition,
+        places,
         draining: () => draining !== undefined,
       })
       open.add(connection)
@@ -176,6 +193,9 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
     backend: backend.name,
     get connections() {
       return open.size
+    },
+    get inUse() {
+      return places.inUse
     },
     drain() {
       draining ??= (async () => {

@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os'
 import { join } from 'node:path'
 import { createRemoteBackend } from '@cordon/backend-remote'
 import { DEFAULT_LIMITS, createSandbox } from '@cordon/core'
+import { IDLE_CLOSE_CODE } from '@cordon/core/backend'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type CordonServer, type LogEntry } from '../src/index.js'
@@ -78,6 +79,51 @@ describe('capacity: --max-runs', () => {
     await expect.poll(() => server.connections).toBe(0)
     expect(await sandbox.run('2')).toMatchObject({ ok: true, value: 2 })
     await sandbox.dispose()
+    await server.close()
+  })
+})
+
+describe('kept connections', () => {
+  it('a connection left idle is closed with IDLE_CLOSE_CODE; draining closes idle ones at once', async () => {
+    const server = await startServer({ token: TOKEN, backend: 'quickjs', idleConnectionMs: 300, log: () => undefined })
+    const url = server.url.replace('http', 'ws') + '/v1/channel'
+    const open = async () => {
+      const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } })
+      const closed = new Promise<number>((resolve) => ws.on('close', (code: number) => resolve(code)))
+      await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
+      return closed
+    }
+    const started = performance.now()
+    expect(await await open()).toBe(IDLE_CLOSE_CODE)
+    expect(performance.now() - started).toBeGreaterThanOrEqual(250)
+    await expect.poll(() => server.connections).toBe(0)
+    const second = await open()
+    const drained = server.drain()
+    expect(await second).toBe(IDLE_CLOSE_CODE)
+    await drained
+  })
+
+  it('a run on a kept connection when every place is taken ends BUSY, unstarted', async () => {
+    const server = await startServer({ token: TOKEN, backend: 'quickjs', maxRuns: 1, log: () => undefined })
+    const holder = createSandbox(await createRemoteBackend({ url: server.url, token: TOKEN, keepAliveMs: 0 }))
+    const other = createSandbox(await createRemoteBackend({ url: server.url, token: TOKEN }))
+    expect(await other.run('1')).toMatchObject({ ok: true })
+    expect(server.connections).toBe(1)
+    let release!: () => void
+    const holding = holder.run('await t.hold()', {
+      tools: { 't.hold': { execute: () => new Promise<void>((resolve) => (release = resolve)) } },
+    })
+    await expect.poll(() => server.inUse).toBe(1)
+    let calls = 0
+    const refused = await other.run('await t.count()', { tools: { 't.count': { execute: () => ++calls } } })
+    expect(refused).toMatchObject({ ok: false, error: { code: 'BUSY' } })
+    expect(calls).toBe(0)
+    await expect.poll(() => release).toBeDefined()
+    release()
+    expect(await holding).toMatchObject({ ok: true })
+    expect(await other.run('2')).toMatchObject({ ok: true, value: 2 })
+    await holder.dispose()
+    await other.dispose()
     await server.close()
   })
 })

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto'
 import type { RunError } from '@cordon/core'
 import {
+  IDLE_CLOSE_CODE,
   stopError,
   type BackendCapabilities,
   type BackendSession,
@@ -11,6 +12,7 @@ import {
   type SessionRequest,
 } from '@cordon/core/backend'
 import { SandboxError } from '@cordon/core'
+import { KeptConnections } from './kept-connections.js'
 import { checkRemoteOptions, type RemoteBackendOptions, type RemoteSettings } from './remote-options.js'
 import { fetchServerInfo } from './server-info.js'
 import { connectChannel, type SocketChannel } from './socket-channel.js'
@@ -40,12 +42,14 @@ class Remote implements RemoteBackend {
   readonly capabilities: BackendCapabilities
   readonly server: RemoteServerInfo
   private readonly open = new Set<SocketChannel>()
+  private readonly kept: KeptConnections
   private disposed = false
 
   constructor(
     private readonly settings: RemoteSettings,
     info: ServerInfo,
   ) {
+    this.kept = new KeptConnections(settings.keepAliveMs)
     this.capabilities = Object.freeze({ ...info.capabilities })
     this.server = Object.freeze({
       backend: info.backend,
@@ -58,25 +62,45 @@ class Remote implements RemoteBackend {
     const runId = randomUUID()
     const refused = this.refusal() ?? this.overCaps(request.limits.timeoutMs, request.limits.memoryMb)
     if (refused !== undefined) return { ok: false, error: refused }
-    const channel = await connectChannel(this.settings, {
-      runId,
-      partition: request.partition,
-      deadline: request.deadline,
-      signal: request.signal,
-    })
-    if (!('client' in channel)) return { ok: false, error: request.signal.aborted ? stopError(request) : channel, stats: { runId } }
+    const outcome = await this.runOn(this.kept.take(request.partition), request, runId)
+    return { ...outcome, stats: { ...outcome.stats, runId } }
+  }
+
+  /**
+   * Runs `request` on a kept connection, or a new one. On a kept one, the server may have closed
+   * it as idle, or found no place for the run, just as the run was sent: either way the server
+   * started nothing, so the run goes once more, on a new connection.
+   */
+  private async runOn(kept: SocketChannel | undefined, request: ExecuteRequest, runId: string): Promise<ExecuteOutcome> {
+    let channel = kept
+    if (channel === undefined) {
+      const connected = await connectChannel(this.settings, {
+        runId,
+        partition: request.partition,
+        deadline: request.deadline,
+        signal: request.signal,
+      })
+      if (!('client' in connected)) return { ok: false, error: request.signal.aborted ? stopError(request) : connected }
+      channel = connected
+    }
     if (this.disposed) {
       channel.close()
       return { ok: false, error: disposedError() }
     }
     this.open.add(channel)
+    let outcome: ExecuteOutcome
     try {
-      const outcome = await channel.client.execute(request)
-      return { ...outcome, stats: { ...outcome.stats, runId } }
+      outcome = await channel.client.execute(request, 0, runId)
     } finally {
       this.open.delete(channel)
-      channel.close()
     }
+    if (kept !== undefined && !outcome.ok && !request.signal.aborted && neverStarted(outcome.error, channel)) {
+      channel.close()
+      return this.runOn(undefined, request, runId)
+    }
+    if (this.disposed) channel.close()
+    else this.kept.keep(channel, request.partition)
+    return outcome
   }
 
   async openSession(request: SessionRequest): Promise<BackendSession> {
@@ -111,6 +135,7 @@ class Remote implements RemoteBackend {
       channel.close()
     }
     this.open.clear()
+    this.kept.closeAll()
     return Promise.resolve()
   }
 
@@ -127,6 +152,11 @@ class Remote implements RemoteBackend {
       return { code: 'INVALID_OPTIONS', message: `memoryMb ${memoryMb} is over the cordon server's cap of ${maxLimits.memoryMb}` }
     return undefined
   }
+}
+
+/** What a server says of a run it never started: no place for it, or closed as idle under it. */
+function neverStarted(error: RunError, channel: SocketChannel): boolean {
+  return error.code === 'BUSY' || (error.code === 'BACKEND_CRASHED' && channel.closeCode === IDLE_CLOSE_CODE)
 }
 
 function disposedError(): RunError {

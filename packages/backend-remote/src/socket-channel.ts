@@ -12,9 +12,15 @@ import {
 import WebSocket from 'ws'
 import type { RemoteSettings } from './remote-options.js'
 
-/** One connection to a server: the channel of one run or one session. */
+/** One connection to a server: the channel of a session, or of one-off runs one at a time. */
 export interface SocketChannel {
   client: ChannelClient
+  /** The connection's close code, once it closed. */
+  readonly closeCode: number | undefined
+  /** Open, sound, and with nothing in flight: it may carry the next run. */
+  readonly reusable: boolean
+  /** Called once, when the connection closes. */
+  onClose(listener: () => void): void
   /** Ends the connection (the run or session is over, or the backend is disposed). */
   close(): void
 }
@@ -138,13 +144,27 @@ function openChannel(settings: RemoteSettings, socket: WebSocket, runId: string)
     }
     client.receive(batch)
   })
-  socket.on('close', (code: number) =>
-    client.fail({ code: 'BACKEND_CRASHED', message: `${label}: the connection closed (${code}) before the run ended` }),
-  )
+  let closeCode: number | undefined
+  const closeListeners: (() => void)[] = []
+  socket.on('close', (code: number) => {
+    closeCode = code
+    client.fail({ code: 'BACKEND_CRASHED', message: `${label}: the connection closed (${code}) before the run ended` })
+    for (const listener of closeListeners.splice(0)) listener()
+  })
   // Every error also closes the socket: 'close' above reports it.
   socket.on('error', () => undefined)
   return {
     client,
+    get closeCode() {
+      return closeCode
+    },
+    get reusable() {
+      return socket.readyState === WebSocket.OPEN && !client.lost && !client.busy
+    },
+    onClose: (listener) => {
+      if (closeCode === undefined) closeListeners.push(listener)
+      else listener()
+    },
     close: () => {
       if (socket.readyState === WebSocket.OPEN) socket.close(1000)
       else socket.terminate()

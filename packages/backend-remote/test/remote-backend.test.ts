@@ -8,7 +8,8 @@ let sandbox: Sandbox
 
 beforeAll(async () => {
   fake = await startFakeServer()
-  sandbox = createSandbox(await createRemoteBackend({ url: fake.url, token: FAKE_TOKEN }))
+  // A connection per run, so each run meets the fake's refusals and behaviours afresh.
+  sandbox = createSandbox(await createRemoteBackend({ url: fake.url, token: FAKE_TOKEN, keepAliveMs: 0 }))
 })
 afterAll(async () => {
   await sandbox.dispose()
@@ -16,6 +17,7 @@ afterAll(async () => {
 })
 afterEach(() => {
   fake.behaviour = 'serve'
+  fake.laterRun = 'serve'
   fake.refusals = []
 })
 
@@ -29,6 +31,7 @@ describe('createRemoteBackend options', () => {
     [{ url: 'http://u:p@x', token: 't' }, /credentials/],
     [{ url: 'http://x', token: '' }, /token/],
     [{ url: 'http://x', token: 't', connectTimeoutMs: 0 }, /connectTimeoutMs/],
+    [{ url: 'http://x', token: 't', keepAliveMs: -1 }, /keepAliveMs/],
     [{ url: 'http://x', token: 't', ca: [42] }, /ca must be/],
     [{ url: 'http://x', token: 't', tokne: 't' }, /unknown option "tokne"/],
   ])('refuses %j with INVALID_OPTIONS', async (options, message) => {
@@ -189,5 +192,66 @@ describe('runs over a socket', () => {
     await backend.dispose()
     expect(await running).toMatchObject({ ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: /disposed/ } })
     expect(await createSandbox(backend).run('1')).toMatchObject({ ok: false, error: { code: 'BACKEND_UNAVAILABLE' } })
+  })
+})
+
+describe('kept connections', () => {
+  let kept: Sandbox
+  beforeAll(async () => {
+    kept = createSandbox(await createRemoteBackend({ url: fake.url, token: FAKE_TOKEN }))
+  })
+  afterAll(() => kept.dispose())
+
+  const runsOn = (from: number) =>
+    fake.orders
+      .slice(from)
+      .flat()
+      .filter((order) => order[0] === 'run')
+
+  it('runs one after another on one connection, each under its own id', async () => {
+    await kept.run('0')
+    const upgrades = fake.upgrades.length
+    const results = [await kept.run('1'), await kept.run('2'), await kept.run('3')]
+    expect(results.map((result) => result.ok && result.value)).toEqual([1, 2, 3])
+    expect(fake.upgrades.length).toBe(upgrades)
+    const ids = results.map((result) => result.stats.runId)
+    expect(new Set(ids).size).toBe(3)
+    expect(
+      runsOn(0)
+        .slice(-3)
+        .map((order) => (order[4] as { ref?: string }).ref),
+    ).toEqual(ids)
+  })
+
+  it.each([
+    ['closed as idle just as the run is sent', 'idle-close'],
+    ['without a place for the run', 'busy'],
+  ] as const)('a kept connection %s: the run goes once more on a new connection, its tool called once', async (_name, laterRun) => {
+    await kept.run('0')
+    fake.laterRun = laterRun
+    let calls = 0
+    const tools = { 't.count': { execute: () => ++calls } }
+    const upgrades = fake.upgrades.length
+    const result = await kept.run('await t.count()', { tools })
+    expect(result).toMatchObject({ ok: true, value: 1 })
+    expect(calls).toBe(1)
+    expect(fake.upgrades.length).toBe(upgrades + 1)
+  })
+
+  it('a kept connection that drops after the run was sent: BACKEND_CRASHED, never sent again', async () => {
+    await kept.run('0')
+    fake.laterRun = 'drop'
+    const orders = fake.orders.length
+    const before = runsOn(orders - 1).length
+    const result = await kept.run('1')
+    expect(result).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
+    expect(runsOn(orders - 1).length - before).toBe(1)
+  })
+
+  it('keepAliveMs: 0 opens a connection for every run', async () => {
+    const upgrades = fake.upgrades.length
+    await sandbox.run('1')
+    await sandbox.run('2')
+    expect(fake.upgrades.length).toBe(upgrades + 2)
   })
 })

@@ -3,6 +3,7 @@ import type { AddressInfo, Socket } from 'node:net'
 import { createQuickJSBackend } from '@cordon/backend-quickjs'
 import {
   CHANNEL_VERSION,
+  IDLE_CLOSE_CODE,
   REFUSAL_HEADER,
   REMOTE_CHANNEL_PATH,
   REMOTE_INFO_PATH,
@@ -26,11 +27,22 @@ export type Behaviour =
   /** Sends `garbage` as its first message instead of a hello. */
   | 'garbage'
 
+/** What the fake does with a run order on a connection that already ran a program. */
+export type LaterRun =
+  | 'serve'
+  /** Closes as idle (IDLE_CLOSE_CODE), starting nothing. */
+  | 'idle-close'
+  /** Answers BUSY, starting nothing. */
+  | 'busy'
+  /** Drops the connection (as a crash would). */
+  | 'drop'
+
 export interface FakeServer {
   readonly url: string
   /** Answers to upgrades, in order, before any connection is accepted (then `behaviour`). */
   refusals: { status: number; refusal?: string }[]
   behaviour: Behaviour
+  laterRun: LaterRun
   garbage: string
   info: unknown
   /** Every order received, per connection. */
@@ -51,6 +63,7 @@ export async function startFakeServer(): Promise<FakeServer> {
     url: '',
     refusals: [],
     behaviour: 'serve',
+    laterRun: 'serve',
     garbage: '',
     info: {
       channelVersion: CHANNEL_VERSION,
@@ -99,10 +112,18 @@ export async function startFakeServer(): Promise<FakeServer> {
     }
     const send = (batch: Report[]) => ws.readyState === WebSocket.OPEN && ws.send(JSON.stringify(batch))
     const served = serveBackend(backend, { send })
+    let runs = 0
     ws.on('message', (data: Buffer) => {
       const batch = JSON.parse(data.toString()) as Order[]
       orders.push(...batch)
-      if (behaviour === 'drop-on-run' && batch.some((order) => order[0] === 'run')) {
+      const run = batch.find((order) => order[0] === 'run')
+      if (run !== undefined && runs++ > 0 && fake.laterRun !== 'serve') {
+        if (fake.laterRun === 'idle-close') ws.close(IDLE_CLOSE_CODE)
+        else if (fake.laterRun === 'drop') ws.terminate()
+        else send([['done', run[1], { ok: false, error: { code: 'BUSY', message: 'no place' } }, false]])
+        return
+      }
+      if (behaviour === 'drop-on-run' && run !== undefined) {
         ws.terminate()
         return
       }

@@ -41,6 +41,7 @@ export type { ChannelClientOptions, NearTransport } from './channel/channel-clie
 export { ChannelPool } from './channel/channel-pool.js'
 export type { ChannelPoolOptions, FarSideEvents, FarSideLink } from './channel/channel-pool.js'
 export {
+  IDLE_CLOSE_CODE,
   PARTITION_HEADER,
   REFUSAL_HEADER,
   REMOTE_CHANNEL_PATH,

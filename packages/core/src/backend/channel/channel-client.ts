@@ -109,7 +109,8 @@ export class ChannelClient {
     return true
   }
 
-  execute(request: ExecuteRequest, sessionId = 0): Promise<ExecuteOutcome> {
+  /** Runs `request` on the far side; `ref` names the run in the far side's logs. */
+  execute(request: ExecuteRequest, sessionId = 0, ref?: string): Promise<ExecuteOutcome> {
     if (this.lostError !== undefined) return Promise.resolve({ ok: false, error: this.lostError })
     const slot = this.slots.indexOf(false)
     if (slot < 0) return Promise.resolve({ ok: false, error: { code: 'INTERNAL', message: this.options.label + ' has no free run slot' } })
@@ -139,6 +140,7 @@ export class ChannelClient {
       const { script, filename, setup, tools, limits, deadline, traceparent } = request
       const order: RunOrder = { script, filename, setup, tools: [...tools], limits, timeLeftMs: Math.max(0, deadline - Date.now()) }
       if (traceparent !== undefined) order.traceparent = traceparent
+      if (ref !== undefined) order.ref = ref
       this.post(['run', runId, sessionId, slot, order])
     })
   }

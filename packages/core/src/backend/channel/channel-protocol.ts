@@ -50,6 +50,8 @@ export interface RunOrder {
   timeLeftMs: number
   /** The run span's W3C trace context, when the run is traced. */
   traceparent?: string
+  /** The near side's own id for the run, for the far side's logs (`[\w.:-]`, at most 100). */
+  ref?: string
 }
 
 export type Order =
@@ -251,12 +253,18 @@ function parseRunOrder(value: unknown, text: (value: unknown) => value is string
     limits: Object.freeze(limits),
     timeLeftMs: record.timeLeftMs,
   }
+  if (record.ref !== undefined) {
+    if (typeof record.ref !== 'string' || !RUN_REF.test(record.ref)) return 'malformed run ref'
+    order.ref = record.ref
+  }
   if (record.traceparent !== undefined) {
     if (typeof record.traceparent !== 'string' || !TRACEPARENT.test(record.traceparent)) return 'malformed traceparent'
     order.traceparent = record.traceparent
   }
   return order
 }
+
+const RUN_REF = /^[\w.:-]{1,100}$/
 
 /** W3C trace context, version 00: `00-<trace id>-<parent id>-<flags>`. */
 const TRACEPARENT = /^00-[\da-f]{32}-[\da-f]{16}-[\da-f]{2}$/

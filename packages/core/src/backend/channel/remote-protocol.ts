@@ -1,6 +1,7 @@
 /**
  * The channel protocol over a socket (`@cordon/backend-remote` ↔ `cordon-server`): one WebSocket
- * per one-off run or session, each message one batch as JSON text. Before the upgrade the server
+ * per session, and one per one-off run at a time (a caller may keep it for its next one-off run),
+ * each message one batch as JSON text. Before the upgrade the server
  * checks the token and its capacity; a refusal is an HTTP status with the reason in a header, so
  * a load balancer can retry it elsewhere, and the caller knows nothing was started.
  */
@@ -16,6 +17,13 @@ export const PARTITION_HEADER = 'x-cordon-partition'
 export const REFUSAL_HEADER = 'x-cordon-refusal'
 
 export type RemoteRefusal = 'busy' | 'draining'
+
+/**
+ * The close code of a connection the server ended while it had no run in flight (idle too long,
+ * or draining). The server started nothing it received after its last report, so a run whose
+ * order crossed this close was never started: the caller may send it again elsewhere.
+ */
+export const IDLE_CLOSE_CODE = 4001
 
 /** What `GET /v1/info` answers: who runs the programs, and the server's own caps. */
 export interface ServerInfo {

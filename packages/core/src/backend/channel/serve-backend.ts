@@ -40,6 +40,9 @@ export function serveBackend(
 ): { receive(batch: unknown): void } {
   const runs = new Map<number, FarRun>()
   const sessions = new Map<number, BackendSession>()
+  /** Sessions whose open is under way, and those of them closed meanwhile. */
+  const opening = new Set<number>()
+  const closedEarly = new Set<number>()
   let outbox: Report[] = []
   let flushQueued = false
 
@@ -149,12 +152,22 @@ export function serveBackend(
           queue(['opened', sessionId, { code: 'UNSUPPORTED', message: 'this backend has no sessions' }])
           return
         }
+        opening.add(sessionId)
         backend.openSession({ memoryMb: order[2], ...(options.partition === undefined ? {} : { partition: options.partition }) }).then(
           (session) => {
+            opening.delete(sessionId)
+            // Closed while it opened (its caller went away): it never serves a run.
+            if (closedEarly.delete(sessionId)) {
+              void session.dispose().catch(() => undefined)
+              return
+            }
             sessions.set(sessionId, session)
             queue(['opened', sessionId, null])
           },
-          (error: unknown) => queue(['opened', sessionId, asRunError(error)]),
+          (error: unknown) => {
+            opening.delete(sessionId)
+            if (!closedEarly.delete(sessionId)) queue(['opened', sessionId, asRunError(error)])
+          },
         )
         return
       }
@@ -172,6 +185,7 @@ export function serveBackend(
         const sessionId = order[1]
         const session = sessions.get(sessionId)
         sessions.delete(sessionId)
+        if (opening.has(sessionId)) closedEarly.add(sessionId)
         const closed = session === undefined ? Promise.resolve() : session.dispose()
         void closed.catch(() => undefined).then(() => queue(['closed', sessionId]))
         return
