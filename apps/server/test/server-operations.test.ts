@@ -91,15 +91,15 @@ describe('kept connections', () => {
       const ws = new WebSocket(url, { headers: { authorization: `Bearer ${TOKEN}` } })
       const closed = new Promise<number>((resolve) => ws.on('close', (code: number) => resolve(code)))
       await new Promise((resolve, reject) => ws.once('open', resolve).once('error', reject))
-      return closed
+      return { closed }
     }
     const started = performance.now()
-    expect(await await open()).toBe(IDLE_CLOSE_CODE)
+    expect(await (await open()).closed).toBe(IDLE_CLOSE_CODE)
     expect(performance.now() - started).toBeGreaterThanOrEqual(250)
     await expect.poll(() => server.connections).toBe(0)
     const second = await open()
     const drained = server.drain()
-    expect(await second).toBe(IDLE_CLOSE_CODE)
+    expect(await second.closed).toBe(IDLE_CLOSE_CODE)
     await drained
   })
 
