@@ -1,7 +1,6 @@
 import type { RunError } from '@cordon/core'
-import { RUN_SLOTS, parseOrder, serveBackend, type Order, type Report, type SandboxBackend } from '@cordon/core/backend'
+import { IDLE_CLOSE_CODE, RUN_SLOTS, parseOrder, serveBackend, type Order, type Report, type SandboxBackend } from '@cordon/core/backend'
 import WebSocket from 'ws'
-import { IDLE_CLOSE_CODE } from '@cordon/core/backend'
 import type { Logger } from './log.js'
 import type { ServerMetrics } from './metrics.js'
 import type { Places } from './places.js'
