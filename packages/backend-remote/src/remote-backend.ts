@@ -5,6 +5,7 @@ import {
   stopError,
   type BackendCapabilities,
   type BackendSession,
+  type ChannelBackendSession,
   type ExecuteOutcome,
   type ExecuteRequest,
   type SandboxBackend,
@@ -114,7 +115,7 @@ class Remote implements RemoteBackend {
     })
     if (!('client' in channel)) throw new SandboxError(channel.code, channel.message)
     this.open.add(channel)
-    let session: BackendSession
+    let session: ChannelBackendSession
     try {
       session = await channel.client.openSession(request.memoryMb)
     } catch (error) {
@@ -122,7 +123,7 @@ class Remote implements RemoteBackend {
       channel.close()
       throw error
     }
-    return new RemoteSession(session, runId, () => {
+    return new RemoteSession(session, () => {
       this.open.delete(channel)
       channel.close()
     })
@@ -163,11 +164,10 @@ function disposedError(): RunError {
   return { code: 'BACKEND_UNAVAILABLE', message: 'the remote backend was disposed' }
 }
 
-/** A session on a server: its connection closes with it. Each run's `stats.runId` is the session's connection id. */
+/** A session on a server: its connection closes with it. Each run is named in the server's logs by its `stats.runId`. */
 class RemoteSession implements BackendSession {
   constructor(
-    private readonly session: BackendSession,
-    private readonly runId: string,
+    private readonly session: ChannelBackendSession,
     private readonly closeConnection: () => void,
   ) {}
 
@@ -176,8 +176,9 @@ class RemoteSession implements BackendSession {
   }
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    const outcome = await this.session.execute(request)
-    return { ...outcome, stats: { ...outcome.stats, runId: this.runId } }
+    const runId = randomUUID()
+    const outcome = await this.session.execute(request, runId)
+    return { ...outcome, stats: { ...outcome.stats, runId } }
   }
 
   memoryUsage(): Promise<number> {

@@ -179,7 +179,11 @@ describe('runs over a socket', () => {
     const second = await session.run('++n')
     expect(second).toMatchObject({ ok: true, value: 2 })
     expect(fake.upgrades.length - before).toBe(1)
-    expect(second.stats.runId).toBe(fake.upgrades.at(-1)?.headers['x-cordon-run-id'])
+    const refs = fake.orders
+      .at(-1)
+      ?.filter((order) => order[0] === 'run')
+      .map((order) => (order[4] as { ref?: string }).ref)
+    expect(refs?.at(-1)).toBe(second.stats.runId)
     await session.dispose()
   })
 

@@ -37,7 +37,7 @@ export {
 export { CHANNEL_VERSION, parseOrder, parseReport } from './channel/channel-protocol.js'
 export type { Order, OrderCaps, Report, ReportCaps, RunOrder, SyncReply } from './channel/channel-protocol.js'
 export { ChannelClient } from './channel/channel-client.js'
-export type { ChannelClientOptions, NearTransport } from './channel/channel-client.js'
+export type { ChannelBackendSession, ChannelClientOptions, NearTransport } from './channel/channel-client.js'
 export { ChannelPool } from './channel/channel-pool.js'
 export type { ChannelPoolOptions, FarSideEvents, FarSideLink } from './channel/channel-pool.js'
 export {

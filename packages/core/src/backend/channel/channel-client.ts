@@ -145,7 +145,8 @@ export class ChannelClient {
     })
   }
 
-  openSession(memoryMb: number): Promise<BackendSession> {
+  /** Opens a session on the far side; its `execute` takes a `ref` for the far side's logs too. */
+  openSession(memoryMb: number): Promise<ChannelBackendSession> {
     const sessionId = this.nextId++
     return this.ask(this.opens, sessionId, ['open', sessionId, memoryMb]).then(() => {
       const session = new ChannelSession(this, sessionId)
@@ -364,8 +365,13 @@ export class ChannelClient {
   }
 }
 
+/** A session on the far side: a BackendSession whose runs may be named in the far side's logs. */
+export interface ChannelBackendSession extends BackendSession {
+  execute(request: ExecuteRequest, ref?: string): Promise<ExecuteOutcome>
+}
+
 /** A session on the far side, as the host's core sees it. */
-class ChannelSession implements BackendSession {
+class ChannelSession implements ChannelBackendSession {
   private isAlive = true
   private disposed = false
 
@@ -378,10 +384,10 @@ class ChannelSession implements BackendSession {
     return this.isAlive && !this.disposed && !this.client.lost
   }
 
-  execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+  execute(request: ExecuteRequest, ref?: string): Promise<ExecuteOutcome> {
     if (!this.alive)
       return Promise.resolve({ ok: false, error: { code: 'BACKEND_CRASHED', message: 'the session has no engine any more' } })
-    return this.client.execute(request, this.sessionId)
+    return this.client.execute(request, this.sessionId, ref)
   }
 
   memoryUsage(): Promise<number> {
