@@ -1,20 +1,9 @@
 import { isSandboxError } from '@cordon/core'
-import type { BackendCapabilities, BooleanCapability, RunOptions, RunStats, Sandbox, ToolSet } from '@cordon/core'
+import type { RunOptions, RunStats, Sandbox, ToolSet } from '@cordon/core'
+import { BOOLEAN_CAPABILITIES, ISOLATION_KINDS } from '@cordon/core/backend'
 import { expectError, expectOk, runOk, summarize, timedRun } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
-
-const BOOLEAN_CAPABILITIES: readonly BooleanCapability[] = [
-  'memoryLimit',
-  'syncHostCalls',
-  'survivesGuestOom',
-  'cpuTime',
-  'heapStats',
-  'networkIsolation',
-  'sessions',
-  'preemptive',
-]
-const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = ['process', 'v8-isolate', 'wasm', 'process+v8-isolate', 'process+wasm']
 
 /** One check per stats capability: the stats field agrees with the declaration either way. */
 function statsField(field: 'cpuMs' | 'heapBytes', capability: 'cpuTime' | 'heapStats'): ConformanceCheck {

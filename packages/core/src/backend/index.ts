@@ -2,6 +2,7 @@
  * `@cordon/core/backend`: everything a backend author needs, nothing a user needs.
  * The user API (createSandbox, results, errors, limits) is the root entry, `@cordon/core`.
  */
+export { BOOLEAN_CAPABILITIES, ISOLATION_KINDS } from './v1/capabilities.js'
 export type { BackendCapabilities, BooleanCapability } from './v1/capabilities.js'
 export type {
   BackendRunStats,

@@ -5,7 +5,7 @@
  * checks the token and its capacity; a refusal is an HTTP status with the reason in a header, so
  * a load balancer can retry it elsewhere, and the caller knows nothing was started.
  */
-import type { BackendCapabilities } from '../v1/capabilities.js'
+import { BOOLEAN_CAPABILITIES, ISOLATION_KINDS, type BackendCapabilities } from '../v1/capabilities.js'
 
 export const REMOTE_CHANNEL_PATH = '/v1/channel'
 export const REMOTE_INFO_PATH = '/v1/info'
@@ -37,18 +37,6 @@ export interface ServerInfo {
   maxMessageBytes: number
 }
 
-const ISOLATIONS: readonly string[] = ['process', 'v8-isolate', 'wasm', 'process+v8-isolate', 'process+wasm']
-const FLAGS = [
-  'memoryLimit',
-  'syncHostCalls',
-  'survivesGuestOom',
-  'cpuTime',
-  'heapStats',
-  'networkIsolation',
-  'sessions',
-  'preemptive',
-] as const
-
 const positive = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) > 0
 
 /** The info in `value` (a server's answer: untrusted), rebuilt from known fields, or why it is not. */
@@ -59,9 +47,9 @@ export function parseServerInfo(value: unknown): ServerInfo | string {
   if (typeof record.backend !== 'string' || record.backend.length === 0 || record.backend.length > 100) return 'no backend name'
   const given = record.capabilities as Record<string, unknown> | null
   if (typeof given !== 'object' || given === null) return 'no capabilities'
-  if (typeof given.isolation !== 'string' || !ISOLATIONS.includes(given.isolation)) return 'unknown isolation'
+  if (!ISOLATION_KINDS.includes(given.isolation as BackendCapabilities['isolation'])) return 'unknown isolation'
   const capabilities = { isolation: given.isolation } as BackendCapabilities
-  for (const flag of FLAGS) {
+  for (const flag of BOOLEAN_CAPABILITIES) {
     if (typeof given[flag] !== 'boolean') return 'capability ' + flag + ' is not a boolean'
     capabilities[flag] = given[flag]
   }

@@ -34,3 +34,24 @@ export interface BackendCapabilities {
 export type BooleanCapability = {
   [K in keyof BackendCapabilities]: BackendCapabilities[K] extends boolean ? K : never
 }[keyof BackendCapabilities]
+
+/** Every `isolation` value of the v1 manifest. */
+export const ISOLATION_KINDS: readonly BackendCapabilities['isolation'][] = Object.freeze([
+  'process',
+  'v8-isolate',
+  'wasm',
+  'process+v8-isolate',
+  'process+wasm',
+])
+
+/** Every yes/no key of the v1 manifest. */
+export const BOOLEAN_CAPABILITIES: readonly BooleanCapability[] = Object.freeze([
+  'memoryLimit',
+  'syncHostCalls',
+  'survivesGuestOom',
+  'cpuTime',
+  'heapStats',
+  'networkIsolation',
+  'sessions',
+  'preemptive',
+])
