@@ -16,6 +16,7 @@
  * Self-contained on purpose: it is stringified into guest engines. Intrinsics are
  * captured once so guest changes to built-ins cannot alter encoding.
  */
+import type { createPlainJson } from './plain-json.js'
 import type { Primordials } from './primordials.js'
 
 export interface Codec {
@@ -27,7 +28,8 @@ export interface Codec {
   isError(value: unknown): boolean
 }
 
-export function createCodec(p: Primordials): Codec {
+/** `plainJsonFactory`: the fast path for plain JSON data (plain-json.ts); without it every value is walked. */
+export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlainJson): Codec {
   'use strict'
   const MAX_DEPTH = 1000
   const MAX_BIGINT_DIGITS = 100_000
@@ -162,7 +164,16 @@ export function createCodec(p: Primordials): Codec {
     throw error
   }
 
+  const plainJson = plainJsonFactory === undefined ? undefined : plainJsonFactory(p)
+
   function encode(value: unknown, budget: number, what: string): string {
+    if (plainJson !== undefined && typeof value === 'object' && value !== null) {
+      const plain = plainJson.write(value, budget)
+      if (plain !== undefined) {
+        if (plain.length > budget) limitError(what, budget)
+        return plain
+      }
+    }
     let used = 0
     // The encoder's own arrays have no prototype and the JSON text is written here, not by the
     // engine's JSON.stringify (QuickJS's keeps its work stack in an ordinary array): nothing the

@@ -5,7 +5,7 @@ import { normalizeCode, toUserPosition, type NormalizedProgram } from '../normal
 import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
-import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
+import { decodeValue, encodeValue, isLimitMarker, isUntaggedWire, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
 import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
@@ -197,7 +197,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}${runFetch ? ',"fetch":true' : ''}${clock}}`
+  })},"globals":${prepared.globalsWire}${isUntaggedWire(prepared.globalsWire) ? ',"plainGlobals":true' : ''}${runFetch ? ',"fetch":true' : ''}${clock}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))
