@@ -88,7 +88,7 @@ describe('the plain JSON fast path', () => {
       tagged,
       Object.setPrototypeOf(new Date(0), Object.prototype),
       Object.setPrototypeOf([1, 2], null),
-      (function () {
+      (function (_first: unknown, _second: unknown) {
         // eslint-disable-next-line prefer-rest-params
         return arguments
       })(1, 2),
