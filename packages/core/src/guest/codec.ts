@@ -36,6 +36,7 @@ export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlai
   const {
     apply,
     keys,
+    hasOwn,
     getPrototypeOf: getProto,
     getOwnPropertyDescriptor: describeProp,
     defineProperty,
@@ -113,6 +114,7 @@ export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlai
 
   /** Pieces of text gathered per join; well under QuickJS's length guard (2 ** 16). */
   const CHUNK = 4096
+  const TAG_KEY = ['$']
   const EMPTY_SEPARATOR = ['']
 
   /**
@@ -405,21 +407,25 @@ export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlai
   function decodeTree(tree: unknown, depth = 0): unknown {
     if (typeof tree !== 'object' || tree === null) return tree
     if (depth > MAX_DEPTH + 2) throw new TypeErrorCtor('value is nested too deeply')
+    // Only containers can change: a primitive is left where JSON.parse put it, unwritten.
     if (isArray(tree)) {
-      for (let i = 0; i < tree.length; i++) tree[i] = decodeTree(tree[i], depth + 1)
+      for (let i = 0; i < tree.length; i++) {
+        const item: unknown = tree[i]
+        if (typeof item === 'object' && item !== null) tree[i] = decodeTree(item, depth + 1)
+      }
       return tree
     }
     const node = tree as Record<string, unknown>
-    const tag = describeProp(node, '$')
-    if (tag === undefined) {
+    if (!(apply(hasOwn, node, TAG_KEY) as boolean)) {
       const names = keys(node)
       for (let i = 0; i < names.length; i++) {
         const key = names[i] as string
-        node[key] = decodeTree(node[key], depth + 1)
+        const child = node[key]
+        if (typeof child === 'object' && child !== null) node[key] = decodeTree(child, depth + 1)
       }
       return node
     }
-    return decodeTagged(tag.value, own(node, 'v'), node, depth)
+    return decodeTagged(node.$, own(node, 'v'), node, depth)
   }
 
   function badWire(): never {
