@@ -29,6 +29,13 @@ export function isLimitMarker(error: unknown): error is { code: 'OUTPUT_LIMIT'; 
   return codec.isLimitError(error)
 }
 
+/** Whether `text` takes at most `maxBytes` in UTF-8; counts only when its length cannot tell. */
+export function fitsUtf8(text: string, maxBytes: number): boolean {
+  // A UTF-16 unit takes one to three bytes (a surrogate pair four, for two units).
+  if (text.length * 3 <= maxBytes) return true
+  return text.length <= maxBytes && utf8Length(text) <= maxBytes
+}
+
 /** UTF-8 byte length without Buffer (core also runs in browsers). */
 export function utf8Length(text: string): number {
   let bytes = 0

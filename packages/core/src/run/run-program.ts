@@ -5,7 +5,7 @@ import { normalizeCode, toUserPosition, type NormalizedProgram } from '../normal
 import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
-import { decodeValue, encodeValue, isLimitMarker, isUntaggedWire, utf8Length } from '../wire.js'
+import { decodeValue, encodeValue, fitsUtf8, isLimitMarker, isUntaggedWire, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
 import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
@@ -269,7 +269,7 @@ function toResult(
   // A value the guest finished before any stop wins; otherwise the stop reason explains the end.
   if (outcome.ok && reason === undefined) {
     if (typeof outcome.value !== 'string') return fail({ code: 'BACKEND_CRASHED', message: 'the backend returned a malformed value' })
-    if (utf8Length(outcome.value) > plan.limits.maxOutputBytes) {
+    if (!fitsUtf8(outcome.value, plan.limits.maxOutputBytes)) {
       return fail(
         limitError(
           'OUTPUT_LIMIT',
