@@ -160,6 +160,18 @@ describe('the plain JSON fast path', () => {
     }
   })
 
+  it('steps aside when Array.prototype or Object.prototype has an index (QuickJS’s stringify stack would meet it)', () => {
+    for (const proto of [Array.prototype, Object.prototype]) {
+      Object.defineProperty(proto, 3, { configurable: true, set() {} })
+      try {
+        expect(expectSame({ a: [[[[1]]]] })).toBe(false)
+      } finally {
+        delete (proto as unknown as Record<number, unknown>)[3]
+      }
+      expect(expectSame({ a: [[[[1]]]] })).toBe(true)
+    }
+  })
+
   it('reads a hole through an index accessor on Array.prototype only as the walk does', () => {
     let calls = 0
     Object.defineProperty(Array.prototype, 1, {
@@ -238,6 +250,8 @@ describe('the fast path inside a guest', () => {
       "Array.prototype.toJSON = function () { console.log('toJSON ran'); return 'hijacked' }",
       "Object.defineProperty(Object.prototype, Symbol.toStringTag, { get() { console.log('tag read'); return 'X' } })",
       "Object.defineProperty(Array.prototype, 1, { get() { console.log('hole read'); return 'h' } })",
+      "for (let i = 0; i < 4; i++) Object.defineProperty(Array.prototype, i, { set() { console.log('set ' + i) } })",
+      "for (let i = 0; i < 4; i++) Object.defineProperty(Object.prototype, i, { get() { console.log('get ' + i) }, set() { console.log('set ' + i) } })",
     ]) {
       const r = await sandbox.run(`${rig}\nconst data = { a: [1, 2], b: { c: 'd' }, s: new String('x') }\nreturn [data, [3, 4]]`)
       expect(r.ok && r.value, rig).toStrictEqual([{ a: [1, 2], b: { c: 'd' }, s: { 0: 'x' } }, [3, 4]])

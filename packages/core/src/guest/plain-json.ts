@@ -25,10 +25,13 @@ export interface PlainJson {
 export function createPlainJson(p: Primordials): PlainJson {
   'use strict'
   const MAX_DEPTH = 1000
+  const ZERO = [0]
   const {
     apply,
     keys,
+    ownKeys,
     list,
+    stringCharCodeAt,
     getPrototypeOf: getProto,
     getOwnPropertyDescriptor: describeProp,
     isArray,
@@ -55,13 +58,26 @@ export function createPlainJson(p: Primordials): PlainJson {
   let used = 0
   let budget = 0
 
-  /** Whether JSON.stringify would look up no toJSON, and Object.prototype.toString read no tag. */
+  /** Whether `proto` has an own array index (an own key list begins with its indices). */
+  function hasIndexKey(proto: object): boolean {
+    const first = ownKeys(proto)[0]
+    const code = typeof first === 'string' ? (apply(stringCharCodeAt, first, ZERO) as number) : NaN
+    return code >= 48 && code <= 57
+  }
+
+  /**
+   * Whether JSON.stringify would look up no toJSON and Object.prototype.toString read no tag, and
+   * whether an engine that keeps JSON.stringify's work stack in an ordinary array (QuickJS) would
+   * meet no accessor or value the guest put at an index of Array.prototype or Object.prototype.
+   */
   function realmIsClean(): boolean {
     return (
       describeProp(objectProto, 'toJSON') === undefined &&
       describeProp(arrayProto, 'toJSON') === undefined &&
       getProto(arrayProto) === objectProto &&
-      describeProp(objectProto, toStringTagSymbol) === undefined
+      describeProp(objectProto, toStringTagSymbol) === undefined &&
+      !hasIndexKey(arrayProto) &&
+      !hasIndexKey(objectProto)
     )
   }
 
