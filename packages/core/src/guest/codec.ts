@@ -177,9 +177,10 @@ export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlai
       }
     }
     let used = 0
-    // The encoder's own arrays have no prototype and the JSON text is written here, not by the
+    // The walk: its own arrays have no prototype and the JSON text is written here, not by the
     // engine's JSON.stringify (QuickJS's keeps its work stack in an ordinary array): nothing the
-    // guest puts on Array.prototype or Object.prototype ever sees or steers this work.
+    // guest puts on Array.prototype or Object.prototype ever sees or steers this work. (The fast
+    // path above hands plain data to JSON.stringify only while those prototypes are clean.)
     const stack: object[] = list()
     const path: (string | number)[] = list()
     // The text is gathered in pieces and joined a chunk at a time: joins stay short (QuickJS's
