@@ -29,15 +29,66 @@ describe('FrameReader', () => {
   })
 
   it('refuses bodies that are not JSON arrays with a kind', () => {
-    for (const body of ['{', '{"a":1}', '[1]', '"x"']) {
+    for (const json of ['{', '{"a":1}', '[1]', '"x"']) {
       const { r, violations } = reader()
-      const head = Buffer.alloc(4)
-      head.writeUInt32BE(Buffer.byteLength(body))
-      r.push(Buffer.concat([head, Buffer.from(body)]))
-      expect(violations, body).toHaveLength(1)
+      r.push(frameOf(json))
+      expect(violations, json).toHaveLength(1)
+    }
+    const { r, violations } = reader()
+    r.push(Buffer.from([0, 0, 0, 3, 1, 2, 3]))
+    expect(violations, 'a body shorter than its JSON length field').toHaveLength(1)
+  })
+
+  it('carries long strings raw, whole, and split at any chunk size', () => {
+    const long = 'é"\\\n{"$":1}'.repeat(3000)
+    const lone = 'a'.repeat(20_000) + '\ud800'
+    const message = [
+      'batch',
+      [
+        ['run', { setup: long, script: 'x', other: long.slice(1) }],
+        ['lone', lone],
+      ],
+    ]
+    const bytes = Buffer.concat([encodeFrame(message), encodeFrame(['ready'])])
+    // Raw, not escaped: the frame is about as long as the strings' UTF-8.
+    expect(bytes.length).toBeLessThan(Buffer.byteLength(long) * 2 + 20_100 * 3)
+    for (const step of [1_000, 4_093, 65_536, bytes.length]) {
+      const { r, frames, violations } = reader(1 << 20)
+      for (let i = 0; i < bytes.length; i += step) r.push(bytes.subarray(i, i + step))
+      expect(violations).toEqual([])
+      expect(frames).toEqual([message, ['ready']])
     }
   })
+
+  it('refuses raw-string stand-ins a hostile child could forge', () => {
+    const raw = Buffer.from('abc')
+    for (const stand of [
+      '{"\\u0000raw":[0,4]}',
+      '{"\\u0000raw":[2,1]}',
+      '{"\\u0000raw":[-1,1]}',
+      '{"\\u0000raw":[0.5,1]}',
+      '{"\\u0000raw":[0,1],"x":1}',
+      '{"\\u0000raw":"0-1"}',
+    ]) {
+      const { r, frames, violations } = reader()
+      r.push(frameOf(`["log",${stand}]`, raw))
+      expect(violations, stand).toHaveLength(1)
+      expect(frames).toEqual([])
+    }
+    const { r, frames } = reader()
+    r.push(frameOf('["log",{"\\u0000raw":[1,3]}]', raw))
+    expect(frames).toEqual([['log', 'bc']])
+  })
 })
+
+/** A frame of `json` followed by `raw` bytes, built by hand. */
+function frameOf(json: string, raw = Buffer.alloc(0)): Buffer {
+  const text = Buffer.from(json)
+  const head = Buffer.alloc(8)
+  head.writeUInt32BE(4 + text.length + raw.length, 0)
+  head.writeUInt32BE(text.length, 4)
+  return Buffer.concat([head, text, raw])
+}
 
 describe('parseChildMessage', () => {
   it('accepts the exact shapes only', () => {

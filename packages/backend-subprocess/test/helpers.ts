@@ -79,10 +79,11 @@ export async function waitFor(condition: () => boolean, timeoutMs: number): Prom
 export const FORGE = `
 const B = escapedProcess.getBuiltinModule('buffer').Buffer
 const frame = (message) => {
-  const body = B.from(JSON.stringify(message))
-  const head = B.alloc(4)
-  head.writeUInt32BE(body.length)
-  return B.concat([head, body])
+  const json = B.from(JSON.stringify(message))
+  const head = B.alloc(8)
+  head.writeUInt32BE(json.length + 4, 0)
+  head.writeUInt32BE(json.length, 4)
+  return B.concat([head, json])
 }
 const send = (message) => escapedProcess.stdout.write(frame(message))
 const raw = (bytes) => escapedProcess.stdout.write(B.from(bytes))

@@ -32,8 +32,11 @@ describe('forged or malformed frames from the child', () => {
 
   it('a frame that is not JSON, or not a known message, is refused', async () => {
     expect(
-      errorOf(await forged("const body = B.from('{nope'); const h = B.alloc(4); h.writeUInt32BE(body.length); raw(B.concat([h, body]))"))
-        .code,
+      errorOf(
+        await forged(
+          "const body = B.from('{nope'); const h = B.alloc(8); h.writeUInt32BE(body.length + 4, 0); h.writeUInt32BE(body.length, 4); raw(B.concat([h, body]))",
+        ),
+      ).code,
     ).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['settle', 1, true, '1'])")).code).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['ready'])")).code).toBe('BACKEND_CRASHED')

@@ -16,6 +16,7 @@
  * Self-contained on purpose: it is stringified into guest engines. Intrinsics are
  * captured once so guest changes to built-ins cannot alter encoding.
  */
+import type { createPlainJson } from './plain-json.js'
 import type { Primordials } from './primordials.js'
 
 export interface Codec {
@@ -27,13 +28,15 @@ export interface Codec {
   isError(value: unknown): boolean
 }
 
-export function createCodec(p: Primordials): Codec {
+/** `plainJsonFactory`: the fast path for plain JSON data (plain-json.ts); without it every value is walked. */
+export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlainJson): Codec {
   'use strict'
   const MAX_DEPTH = 1000
   const MAX_BIGINT_DIGITS = 100_000
   const {
     apply,
     keys,
+    hasOwn,
     getPrototypeOf: getProto,
     getOwnPropertyDescriptor: describeProp,
     defineProperty,
@@ -111,6 +114,7 @@ export function createCodec(p: Primordials): Codec {
 
   /** Pieces of text gathered per join; well under QuickJS's length guard (2 ** 16). */
   const CHUNK = 4096
+  const TAG_KEY = ['$']
   const EMPTY_SEPARATOR = ['']
 
   /**
@@ -162,11 +166,21 @@ export function createCodec(p: Primordials): Codec {
     throw error
   }
 
+  const plainJson = plainJsonFactory === undefined ? undefined : plainJsonFactory(p)
+
   function encode(value: unknown, budget: number, what: string): string {
+    if (plainJson !== undefined && typeof value === 'object' && value !== null) {
+      const plain = plainJson.write(value, budget)
+      if (plain !== undefined) {
+        if (plain.length > budget) limitError(what, budget)
+        return plain
+      }
+    }
     let used = 0
-    // The encoder's own arrays have no prototype and the JSON text is written here, not by the
+    // The walk: its own arrays have no prototype and the JSON text is written here, not by the
     // engine's JSON.stringify (QuickJS's keeps its work stack in an ordinary array): nothing the
-    // guest puts on Array.prototype or Object.prototype ever sees or steers this work.
+    // guest puts on Array.prototype or Object.prototype ever sees or steers this work. (The fast
+    // path above hands plain data to JSON.stringify only while those prototypes are clean.)
     const stack: object[] = list()
     const path: (string | number)[] = list()
     // The text is gathered in pieces and joined a chunk at a time: joins stay short (QuickJS's
@@ -394,21 +408,25 @@ export function createCodec(p: Primordials): Codec {
   function decodeTree(tree: unknown, depth = 0): unknown {
     if (typeof tree !== 'object' || tree === null) return tree
     if (depth > MAX_DEPTH + 2) throw new TypeErrorCtor('value is nested too deeply')
+    // Only containers can change: a primitive is left where JSON.parse put it, unwritten.
     if (isArray(tree)) {
-      for (let i = 0; i < tree.length; i++) tree[i] = decodeTree(tree[i], depth + 1)
+      for (let i = 0; i < tree.length; i++) {
+        const item: unknown = tree[i]
+        if (typeof item === 'object' && item !== null) tree[i] = decodeTree(item, depth + 1)
+      }
       return tree
     }
     const node = tree as Record<string, unknown>
-    const tag = describeProp(node, '$')
-    if (tag === undefined) {
+    if (!(apply(hasOwn, node, TAG_KEY) as boolean)) {
       const names = keys(node)
       for (let i = 0; i < names.length; i++) {
         const key = names[i] as string
-        node[key] = decodeTree(node[key], depth + 1)
+        const child = node[key]
+        if (typeof child === 'object' && child !== null) node[key] = decodeTree(child, depth + 1)
       }
       return node
     }
-    return decodeTagged(tag.value, own(node, 'v'), node, depth)
+    return decodeTagged(node.$, own(node, 'v'), node, depth)
   }
 
   function badWire(): never {

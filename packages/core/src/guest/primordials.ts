@@ -71,6 +71,8 @@ export function capturePrimordials() {
     parseFloat,
     jsonParse: JSON.parse,
     jsonStringify: JSON.stringify,
+    /** Only where the engine has JSON.rawJSON: records JSON.stringify writes as raw text. */
+    jsonIsRawJSON: (JSON as unknown as Record<string, unknown>).isRawJSON as ((value: unknown) => boolean) | undefined,
     ObjectCtor: Object,
     ArrayCtor: Array,
     StringCtor: String,
@@ -106,6 +108,11 @@ export function capturePrimordials() {
     stringIndexOf: String.prototype.indexOf,
     stringCharCodeAt: String.prototype.charCodeAt,
     functionToString: Function.prototype.toString,
+    functionBind: Function.prototype.bind,
+    functionCall: Function.prototype.call,
+    objectToString: Object.prototype.toString,
+    /** Annex B's `__lookupGetter__`: finds an accessor without running it (undefined where an engine lacks it). */
+    lookupGetter: (Object.prototype as unknown as Record<string, unknown>).__lookupGetter__ as Function | undefined,
     symbolToString: Symbol.prototype.toString,
     bigintToString: typeof BigInt === 'function' ? (BigInt.prototype as { toString: () => string }).toString : undefined,
     errorToString: Error.prototype.toString,

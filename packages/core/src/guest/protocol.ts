@@ -46,6 +46,8 @@ export interface GuestSetup {
   limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
   /** Wire form of the globals object (or null). */
   globals: unknown
+  /** The globals' wire holds no tagged value: what JSON.parse made of it is already the value. */
+  plainGlobals?: boolean
   /** The run has the `fetch` option: define `fetch`, `Headers`, `Request`, `Response`. */
   fetch?: boolean
   /** Durable runs only: the guest's `Date` starts at `now` and moves with timers; `Math.random` is seeded. */

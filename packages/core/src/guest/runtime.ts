@@ -399,6 +399,7 @@ export function cordonGuestRuntime(
         tools: { name: string; sync: boolean }[]
         limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
         globals: unknown
+        plainGlobals?: boolean
         fetch?: boolean
         clock?: { now: number; seed: number[] }
       }
@@ -458,7 +459,8 @@ export function cordonGuestRuntime(
         }
       }
       if (parsed.globals !== null && parsed.globals !== undefined) {
-        const globals = codec.decodeTree(parsed.globals) as Record<string, unknown>
+        // The host wrote these globals and says when they hold no tagged value: no walk then.
+        const globals = (parsed.plainGlobals === true ? parsed.globals : codec.decodeTree(parsed.globals)) as Record<string, unknown>
         const names = keys(globals)
         for (let i = 0; i < names.length; i++) {
           const name = names[i] as string

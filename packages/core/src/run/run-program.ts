@@ -5,7 +5,7 @@ import { normalizeCode, toUserPosition, type NormalizedProgram } from '../normal
 import type { RunOptions } from '../options.js'
 import type { RunError, RunResult, RunStats } from '../result.js'
 import type { ExecuteOutcome, SandboxBackend } from '../backend/v1/sandbox-backend.js'
-import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
+import { decodeValue, encodeValue, fitsUtf8, isLimitMarker, isUntaggedWire, utf8Length } from '../wire.js'
 import { RunBridge } from './run-bridge.js'
 import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
@@ -199,7 +199,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}${runFetch ? ',"fetch":true' : ''}${clock}}`
+  })},"globals":${prepared.globalsWire}${isUntaggedWire(prepared.globalsWire) ? ',"plainGlobals":true' : ''}${runFetch ? ',"fetch":true' : ''}${clock}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))
@@ -273,7 +273,7 @@ function toResult(
   // A value the guest finished before any stop wins; otherwise the stop reason explains the end.
   if (outcome.ok && reason === undefined) {
     if (typeof outcome.value !== 'string') return fail({ code: 'BACKEND_CRASHED', message: 'the backend returned a malformed value' })
-    if (utf8Length(outcome.value) > plan.limits.maxOutputBytes) {
+    if (!fitsUtf8(outcome.value, plan.limits.maxOutputBytes)) {
       return fail(
         limitError(
           'OUTPUT_LIMIT',

@@ -9,6 +9,7 @@ import { globals } from './globals.js'
 import { json } from './json.js'
 import { logs } from './logs.js'
 import { numbers } from './numbers.js'
+import { plainValues } from './plain-values.js'
 import type { Program } from './program.js'
 import { regex } from './regex.js'
 import { shapes } from './shapes.js'
@@ -28,4 +29,5 @@ export const CORPUS: { theme: string; programs: Program[] }[] = [
   { theme: 'logs', programs: logs },
   { theme: 'shapes', programs: shapes },
   { theme: 'globals', programs: globals },
+  { theme: 'plain values', programs: plainValues },
 ]
