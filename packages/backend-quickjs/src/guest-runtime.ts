@@ -1,5 +1,6 @@
 import type { RelayFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { HostPromises } from './host-promises.js'
 import { newRelayObject, type RelayCallHooks } from './relay-object.js'
 
 /** The guest runtime made in one engine, as the host holds it. No handle here is reachable by guest code. */
@@ -9,6 +10,7 @@ export interface GuestRuntimeHandles {
   readonly install: QuickJSHandle
   readonly start: QuickJSHandle
   readonly settle: QuickJSHandle
+  readonly answer: QuickJSHandle
   readonly fire: QuickJSHandle
 }
 
@@ -24,16 +26,28 @@ export function makeGuestRuntime(
   factory: QuickJSHandle,
   functions: RelayFunctions,
   hooks: RelayCallHooks,
+  promises: HostPromises,
 ): MadeRuntime {
-  const relayObject = newRelayObject(context, functions, hooks)
+  const relayObject = newRelayObject(context, functions, promises, hooks)
   const made = context.callFunction(factory, context.undefined, relayObject)
   relayObject.dispose()
   if (made.error) return { ok: false, error: made.error }
   const self = made.value
   const method = (name: string): QuickJSHandle => context.getProp(self, name)
-  return { ok: true, handles: { self, install: method('install'), start: method('start'), settle: method('settle'), fire: method('fire') } }
+  return {
+    ok: true,
+    handles: {
+      self,
+      install: method('install'),
+      start: method('start'),
+      settle: method('settle'),
+      answer: method('answer'),
+      fire: method('fire'),
+    },
+  }
 }
 
 export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
-  for (const handle of [handles.fire, handles.settle, handles.start, handles.install, handles.self]) if (handle.alive) handle.dispose()
+  for (const handle of [handles.fire, handles.answer, handles.settle, handles.start, handles.install, handles.self])
+    if (handle.alive) handle.dispose()
 }

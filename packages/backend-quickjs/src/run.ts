@@ -25,6 +25,32 @@ import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
 
+/**
+ * A result that is a JSON primitive (how the wire writes strings, finite numbers, booleans and
+ * null) as a handle made on the host, as the codec would decode it; undefined for anything else.
+ */
+function primitiveHandle(context: QuickJSContext, payload: string): QuickJSHandle | undefined {
+  const first = payload.charCodeAt(0)
+  // '{' and '[' (objects, arrays, tagged values) are the runtime's to decode.
+  if (first === 0x7b || first === 0x5b || Number.isNaN(first)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  switch (typeof value) {
+    case 'number':
+      return context.newNumber(value)
+    case 'string':
+      return context.newString(value)
+    case 'boolean':
+      return value ? context.true : context.false
+    default:
+      return value === null ? context.null : undefined
+  }
+}
+
 /** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
 const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
 
@@ -78,6 +104,8 @@ export class GuestRun implements RunHooks {
     }
     const { guard } = this.engine.fresh
     const reusable =
+      // Calls still unanswered never will be: their promises are freed (unless the instance broke).
+      if (!this.gate.broken) this.engine.promises.dropAll()
       this.keepEngine &&
       this.reason !== undefined &&
       ENDED_BY_ITSELF.has(this.reason) &&
@@ -128,10 +156,7 @@ export class GuestRun implements RunHooks {
       const main = this.compile()
       if (main === undefined) return
       this.relay.connect({
-        settle: (id, ok, payload) =>
-          this.gate.enqueue(
-            () => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload)),
-          ),
+        settle: (id, ok, payload) => this.gate.enqueue(() => this.settle(id, ok, payload)),
         fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
       })
       this.call(guest.start, main)
@@ -167,6 +192,38 @@ export class GuestRun implements RunHooks {
       callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
       timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),
       done: (status, payload, logsDropped) => {
+  /**
+   * Answers an async tool call. Its promise was made on the host (HostPromises): a primitive
+   * result resolves it from here; anything else, or an error, is decoded by the runtime's `answer`.
+   */
+  private settle(id: number, ok: boolean, payload: string): void {
+    const { context } = this.engine.fresh
+    const deferred = this.engine.promises.take(id)
+    if (deferred === undefined) {
+      this.call(this.engine.guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))
+      return
+    }
+    const primitive = ok ? primitiveHandle(context, payload) : undefined
+    if (primitive !== undefined) {
+      // consume frees the value's handle (a no-op for the static true, false and null).
+      primitive.consume((value) => deferred.resolve(value))
+      return
+    }
+    const { answer, self } = this.engine.guest
+    const text = context.newString(payload)
+    const answered = context.callFunction(answer, self, ok ? context.true : context.false, text)
+    text.dispose()
+    if (!answered.error) {
+      answered.value.consume((value) => deferred.resolve(value))
+      return
+    }
+    // Interrupted or out of memory: the run ends (and its unanswered promises are freed with it).
+    if (this.reason !== undefined || this.engine.fresh.guard.exceeded) this.onThrown(answered.error)
+    else deferred.reject(answered.error)
+    answered.error.dispose()
+    deferred.dispose()
+  }
+
         if (!this.open()) return
         this.done = { status, payload, logsDropped }
         forward.done(status, payload, logsDropped)

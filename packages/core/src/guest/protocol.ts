@@ -29,6 +29,13 @@ export interface RelayFunctions {
    * status `error`: payload is JSON `{ name?, message, stack? }` of what the guest threw.
    * status `limit`: payload is JSON `{ code, message }` (e.g. OUTPUT_LIMIT).
    */
+  /**
+   * Optional, for engines whose host can make and settle a promise of the guest's realm itself
+   * (QuickJS): an async tool call that returns that promise. The host settles it with
+   * what `runtime.answer` gives (or, for a primitive result, with the value directly), so no per-call
+   * record or settle lookup runs as guest code. When present, the runtime never uses `call`.
+   */
+  callPromise?(name: string, argsWire: string): Promise<unknown>
   done(status: 'ok' | 'error' | 'limit', payload: string, logsDropped: number): void
 }
 
@@ -49,5 +56,10 @@ export interface GuestSetup {
   /** The run has the `fetch` option: define `fetch`, `Headers`, `Request`, `Response`. */
   fetch?: boolean
   /** Durable runs only: the guest's `Date` starts at `now` and moves with timers; `Math.random` is seeded. */
+  /**
+   * The answer to a `callPromise` call, in settle's form, for the host to settle its promise
+   * with: returns the decoded value, or throws the tool's error (or the decoder's TypeError).
+   */
+  answer(ok: boolean, payload: string): unknown
   clock?: { now: number; seed: number[] }
 }
