@@ -12,12 +12,13 @@ export interface GuestRuntimeHandles {
   readonly settle: QuickJSHandle
   readonly answer: QuickJSHandle
   readonly fire: QuickJSHandle
+  readonly flushLogs: QuickJSHandle
 }
 
 export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: QuickJSHandle }
 
 /**
- * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the five
+ * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the
  * host functions (which then live only in the runtime's closure). A thrown handle is returned for
  * the caller to read and dispose. A host exception propagates: the instance is then unusable.
  */
@@ -25,8 +26,8 @@ export function makeGuestRuntime(
   context: QuickJSContext,
   factory: QuickJSHandle,
   functions: RelayFunctions,
-  hooks: RelayCallHooks,
   promises: HostPromises,
+  hooks: RelayCallHooks,
 ): MadeRuntime {
   const relayObject = newRelayObject(context, functions, promises, hooks)
   const made = context.callFunction(factory, context.undefined, relayObject)
@@ -43,11 +44,12 @@ export function makeGuestRuntime(
       settle: method('settle'),
       answer: method('answer'),
       fire: method('fire'),
+      flushLogs: method('flushLogs'),
     },
   }
 }
 
 export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
-  for (const handle of [handles.fire, handles.answer, handles.settle, handles.start, handles.install, handles.self])
+  for (const handle of [handles.flushLogs, handles.fire, handles.answer, handles.settle, handles.start, handles.install, handles.self])
     if (handle.alive) handle.dispose()
 }

@@ -11,7 +11,7 @@ export interface RelayCallHooks {
 }
 
 /**
- * Builds the plain object handed to the guest runtime factory: five QuickJS functions that
+ * Builds the plain object handed to the guest runtime factory: QuickJS functions that
  * forward to `functions`. The object only ever lives in the runtime's closure, never on a
  * global. The protocol carries primitives only; anything else is read as a harmless default.
  * The caller disposes the returned handle once the factory has been called.
@@ -27,8 +27,8 @@ export function newRelayObject(
   const num = (handle: QuickJSHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
-  const impl: Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
-    log: (level, message) => void functions.log(str(level), str(message)),
+  const impl: Record<Exclude<keyof RelayFunctions, 'storeLog'>, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
+    log: (entries) => void functions.log(str(entries)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
     // The promise's handle is returned (and freed by the caller after it is copied to the guest);
     // its resolving functions stay in `promises` until the answer comes or the run ends.
@@ -45,7 +45,7 @@ export function newRelayObject(
   }
 
   const object = context.newObject()
-  for (const name of Object.keys(impl) as (keyof RelayFunctions)[]) {
+  for (const name of Object.keys(impl) as (keyof typeof impl)[]) {
     const forward = impl[name]
     const handle = context.newFunction(name, (...args) => {
       const started = performance.now()

@@ -70,6 +70,8 @@ export class GuestRun implements RunHooks {
   /** The interrupt handler stopped guest code: the engine's state is whatever that code left. */
   private interrupted = false
   private wake: () => void = () => {}
+  /** The guest's last console entries are being fetched after a stop (see drainLogs). */
+  private draining = false
 
   /** `keepEngine`: a session run, whose engine outlives it (see shouldInterrupt). */
   constructor(
@@ -97,15 +99,16 @@ export class GuestRun implements RunHooks {
       if (request.signal.aborted) this.end('aborted')
       else this.boot()
       if (this.reason === undefined) await ended
+      this.drainLogs()
     } finally {
       stopWatching()
       this.relay.close()
       this.engine.relaySwitch.attach(undefined)
+      // Calls still unanswered never will be: their promises are freed (unless the instance broke).
+      if (!this.gate.broken) this.engine.promises.dropAll()
     }
     const { guard } = this.engine.fresh
     const reusable =
-      // Calls still unanswered never will be: their promises are freed (unless the instance broke).
-      if (!this.gate.broken) this.engine.promises.dropAll()
       this.keepEngine &&
       this.reason !== undefined &&
       ENDED_BY_ITSELF.has(this.reason) &&
@@ -121,6 +124,7 @@ export class GuestRun implements RunHooks {
   }
 
   shouldInterrupt(): boolean {
+    if (this.draining) return false
     if (this.reason === undefined) {
       const limit = this.limitReached()
       if (limit === undefined) return false
@@ -140,6 +144,31 @@ export class GuestRun implements RunHooks {
 
   onHostTime(ms: number): void {
     this.hostMs += ms
+  }
+
+  /**
+   * The guest batches console entries per turn (see the runtime's console): a run stopped from
+   * outside (deadline, abort, memory, a stack overflow) may have ended in the middle of a turn,
+   * with entries written and not yet sent. The runtime's flushLogs sends them: a bounded call of
+   * our own code (one batch), so the interrupt handler lets it finish, and the memory guard gives
+   * it a little room above the cap. A run that ended by itself already flushed.
+   */
+  private drainLogs(): void {
+    if (this.reason === undefined || this.reason === 'finished' || this.gate.broken) return
+    const { context } = this.engine.fresh
+    this.draining = true
+    try {
+      // After the memory cap, packing the batch needs a little room the guest never gets.
+      this.engine.fresh.guard.withHeadroom(() =>
+        this.gate.enter(() => {
+          const result = context.callFunction(this.engine.guest.flushLogs, this.engine.guest.self)
+          if (result.error) result.error.dispose()
+          else result.value.dispose()
+        }),
+      )
+    } finally {
+      this.draining = false
+    }
   }
 
   /** Steps 3–5 of the guest protocol (the runtime itself was made with the engine): install, compile, start. */
@@ -163,35 +192,6 @@ export class GuestRun implements RunHooks {
     })
   }
 
-  /** Calls a guest runtime method, then frees its arguments and result. False when it threw. */
-  private call(method: QuickJSHandle, ...args: QuickJSHandle[]): boolean {
-    const result = this.value(this.engine.fresh.context.callFunction(method, this.engine.guest.self, ...args))
-    for (const arg of args) if (arg.alive) arg.dispose()
-    result?.dispose()
-    return result !== undefined
-  }
-
-  /** Compiles the script to the guest's async main function; a failure ends the run. */
-  private compile(): QuickJSHandle | undefined {
-    const { context } = this.engine.fresh
-    const result = context.evalCode(this.request.script, this.request.filename, { type: 'global' })
-    if (!result.error) return result.value
-    const info = readThrown(context, result.error)
-    result.error.dispose()
-    if (info.name === 'SyntaxError') this.end('error', syntaxError(info, this.request.filename))
-    else this.classify(info)
-    return undefined
-  }
-
-  /** The host functions as the guest runtime sees them, with the run's own checks first. */
-  private relayFunctions(): RelayFunctions {
-    const forward = this.relay.functions
-    return {
-      log: (level, message) => void (this.open() && forward.log(level, message)),
-      call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
-      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
-      timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),
-      done: (status, payload, logsDropped) => {
   /**
    * Answers an async tool call. Its promise was made on the host (HostPromises): a primitive
    * result resolves it from here; anything else, or an error, is decoded by the runtime's `answer`.
@@ -224,6 +224,37 @@ export class GuestRun implements RunHooks {
     deferred.dispose()
   }
 
+  /** Calls a guest runtime method, then frees its arguments and result. False when it threw. */
+  private call(method: QuickJSHandle, ...args: QuickJSHandle[]): boolean {
+    const result = this.value(this.engine.fresh.context.callFunction(method, this.engine.guest.self, ...args))
+    for (const arg of args) if (arg.alive) arg.dispose()
+    result?.dispose()
+    return result !== undefined
+  }
+
+  /** Compiles the script to the guest's async main function; a failure ends the run. */
+  private compile(): QuickJSHandle | undefined {
+    const { context } = this.engine.fresh
+    const result = context.evalCode(this.request.script, this.request.filename, { type: 'global' })
+    if (!result.error) return result.value
+    const info = readThrown(context, result.error)
+    result.error.dispose()
+    if (info.name === 'SyntaxError') this.end('error', syntaxError(info, this.request.filename))
+    else this.classify(info)
+    return undefined
+  }
+
+  /** The host functions as the guest runtime sees them, with the run's own checks first. */
+  private relayFunctions(): RelayFunctions {
+    const forward = this.relay.functions
+    return {
+      // Entries are accepted until the relay closes, after the run ended too: the guest wrote them
+      // before (it writes none once it finished), and a batch may be sent only at the end (drainLogs).
+      log: (entries) => void forward.log(entries),
+      call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
+      callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
+      timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),
+      done: (status, payload, logsDropped) => {
         if (!this.open()) return
         this.done = { status, payload, logsDropped }
         forward.done(status, payload, logsDropped)

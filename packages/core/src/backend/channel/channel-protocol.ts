@@ -16,7 +16,9 @@
  *
  * Far → near, "reports", each one checked by `parseReport` (the far side may be compromised):
  * - `['hello', version]`                          once, when the far side is ready
- * - `['log', runId, level, message]`
+ * - `['logs', runId, entries]`                   console entries, packed as the guest runtime packs
+ *                                                 them (see unpackLogEntries); consecutive entries of
+ *                                                 a run share one report
  * - `['call', runId, callId, name, args]`         a tool call; answered by `settle`
  * - `['done', runId, outcome, alive]`             the run's ExecuteOutcome; `alive`: its session
  *                                                 (if any) can run again
@@ -30,11 +32,11 @@
  *                                                 `SyncReply` (only where the transport has one)
  */
 import { ERROR_CODES, type ErrorCode } from '../../errors.js'
-import type { LogLevel, RunError } from '../../result.js'
+import type { RunError } from '../../result.js'
 import type { ResolvedLimits } from '../../limits.js'
 import type { ExecuteOutcome, ToolDescriptor } from '../v1/sandbox-backend.js'
 
-export const CHANNEL_VERSION = 1
+export const CHANNEL_VERSION = 2
 
 /** Everything of an ExecuteRequest that crosses: no signal, no host (they stay on the near side). */
 export interface RunOrder {
@@ -57,7 +59,7 @@ export type Order =
 
 export type Report =
   | ['hello', number]
-  | ['log', number, LogLevel, string]
+  | ['logs', number, string]
   | ['call', number, number, string, string]
   | ['done', number, ExecuteOutcome, boolean]
   | ['opened', number, RunError | null]
@@ -75,8 +77,6 @@ export interface ReportCaps {
   maxChars: number
 }
 
-const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
-const isLevel = (value: unknown): value is LogLevel => typeof value === 'string' && LEVELS.includes(value)
 const CODES: readonly string[] = ERROR_CODES
 
 const isId = (value: unknown): value is number => Number.isSafeInteger(value) && (value as number) >= 0
@@ -94,8 +94,8 @@ export function parseReport(message: unknown, caps: ReportCaps): Report | string
   switch (kind) {
     case 'hello':
       return size === 2 && isId(a) ? ['hello', a] : 'malformed hello'
-    case 'log':
-      return size === 4 && isId(a) && isLevel(b) && text(c) ? ['log', a, b, c] : 'malformed log'
+    case 'logs':
+      return size === 3 && isId(a) && text(b) ? ['logs', a, b] : 'malformed logs'
     case 'call':
       return size === 5 && isId(a) && isId(b) && text(c) && text(d) ? ['call', a, b, c, d] : 'malformed call'
     case 'done': {
