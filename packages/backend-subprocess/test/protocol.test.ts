@@ -69,7 +69,9 @@ describe('forged or malformed frames from the child', () => {
   })
 
   it('a flood of log frames keeps at most maxLogEntries and kills the child', async () => {
-    const result = await forged("for (let i = 0; i < 5000; i++) send(['log', 'l' + ('spam ' + i).length + ':spam ' + i])", { maxLogEntries: 5 })
+    const result = await forged("for (let i = 0; i < 5000; i++) send(['log', 'l' + ('spam ' + i).length + ':spam ' + i])", {
+      maxLogEntries: 5,
+    })
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(result.logs.length).toBeLessThanOrEqual(5)
   })

@@ -35,7 +35,8 @@ export const memoryLimitChecks: ConformanceCheck[] = [
       const { result } = await timedRun(sandbox, code, { memoryMb: MEMORY_MB, timeoutMs: MEMORY_TIMEOUT_MS }, MEMORY_TIMEOUT_MS + 5_000)
       expectError(result, 'MEMORY_LIMIT')
       const messages = logMessages(result)
-      if (messages.length !== 40 || messages[39] !== 'line 39') throw new Error(`expected the 40 entries before the limit, got ${summarize(result.logs)}`)
+      if (messages.length !== 40 || messages[39] !== 'line 39')
+        throw new Error(`expected the 40 entries before the limit, got ${summarize(result.logs)}`)
       await expectHealthy(sandbox, 'MEMORY_LIMIT')
     },
   },

@@ -134,7 +134,9 @@ export class RunPauses {
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 /** A failure as the ledger keeps it: what the guest saw (the relay's toolErrorPayload shape). */
