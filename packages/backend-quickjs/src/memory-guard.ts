@@ -7,8 +7,7 @@ export const WASM_PAGE_BYTES = 64 * 1024
  * sizes under Emscripten (`malloc_usable_size` reports 0), so that limit bounds each single
  * allocation but not their sum (quickjs-emscripten issue #271); 40 strings of 1 MB pass an 8 MB
  * limit. The linear memory, though, is where every byte of the guest lives, so capping it is a
- * real bound: growth past `capPages` is refused (the memory's own `maximum` is a few pages
- * higher, for `withHeadroom` only).
+ * real bound: the engine itself refuses to grow past `maximum`.
  *
  * Why the run still ends with MEMORY_LIMIT when the guest catches QuickJS's "out of memory"
  * error: Emscripten grows the heap through `memory.grow`, which we wrap. A refused growth that
@@ -25,23 +24,16 @@ export const WASM_PAGE_BYTES = 64 * 1024
  * without trying to grow; the guest can catch that one, as V8 lets it catch a failed
  * `new ArrayBuffer(2 ** 31)`.
  */
-/**
- * Room above the cap that only `withHeadroom` may use: what the runtime needs to pack the console
- * entries of a run that just ran out of memory (one batch, at most ~50 KB).
- */
-const HEADROOM_PAGES = 8
-
 export class MemoryGuard {
   readonly memory: WebAssembly.Memory
   private refusedInARow = 0
   private failed = false
-  private headroom = 0
 
   constructor(
     initialPages: number,
     readonly capPages: number,
   ) {
-    this.memory = new WebAssembly.Memory({ initial: initialPages, maximum: Math.max(initialPages, capPages + HEADROOM_PAGES) })
+    this.memory = new WebAssembly.Memory({ initial: initialPages, maximum: Math.max(initialPages, capPages) })
     const realGrow = this.memory.grow.bind(this.memory)
     Object.defineProperty(this.memory, 'grow', {
       value: (deltaPages: number): number => this.grow(realGrow, deltaPages),
@@ -59,20 +51,10 @@ export class MemoryGuard {
     return this.memory.buffer.byteLength
   }
 
-  /** Runs `fn` with HEADROOM_PAGES more to grow into: for the host's own last call into a run that is over. */
-  withHeadroom<T>(fn: () => T): T {
-    this.headroom = HEADROOM_PAGES
-    try {
-      return fn()
-    } finally {
-      this.headroom = 0
-    }
-  }
-
   private grow(realGrow: (delta: number) => number, deltaPages: number): number {
     const currentPages = this.memory.buffer.byteLength / WASM_PAGE_BYTES
     const target = currentPages + Number(deltaPages)
-    if (target > this.capPages + this.headroom) {
+    if (target > this.capPages) {
       if (++this.refusedInARow >= 3) this.failed = true
       throw new RangeError('the guest reached its memory limit')
     }

@@ -21,13 +21,14 @@ export function newRelayObject(
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
+  sendEachLog: boolean,
 ): QuickJSHandle {
   const str = (handle: QuickJSHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
   const num = (handle: QuickJSHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
-  const impl: Record<Exclude<keyof RelayFunctions, 'storeLog'>, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
+  const impl: Partial<Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined>> = {
     log: (entries) => void functions.log(str(entries)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
     // The promise's handle is returned (and freed by the caller after it is copied to the guest);
@@ -44,9 +45,20 @@ export function newRelayObject(
     done: (status, payload, dropped) => void functions.done(str(status) as 'ok' | 'error' | 'limit', str(payload), num(dropped)),
   }
 
+  // In a worker, each console entry crosses at once (the runtime's `storeLog`) rather than in a
+  // batch per turn: a batch still in the guest's heap when the host stops the run would reach it
+  // only with the worker's last report, which the host stops waiting for after a grace period
+  // that a starved or starting worker can miss. Inline, the run itself fetches the batch.
+  if (sendEachLog) {
+    impl.storeLog = (entry) => {
+      functions.log(str(entry))
+      return context.true
+    }
+  }
+
   const object = context.newObject()
-  for (const name of Object.keys(impl) as (keyof typeof impl)[]) {
-    const forward = impl[name]
+  for (const name of Object.keys(impl) as (keyof RelayFunctions)[]) {
+    const forward = impl[name]!
     const handle = context.newFunction(name, (...args) => {
       const started = performance.now()
       try {

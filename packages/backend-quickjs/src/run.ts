@@ -150,22 +150,20 @@ export class GuestRun implements RunHooks {
    * The guest batches console entries per turn (see the runtime's console): a run stopped from
    * outside (deadline, abort, memory, a stack overflow) may have ended in the middle of a turn,
    * with entries written and not yet sent. The runtime's flushLogs sends them: a bounded call of
-   * our own code (one batch), so the interrupt handler lets it finish, and the memory guard gives
-   * it a little room above the cap. A run that ended by itself already flushed.
+   * our own code (one batch), so the interrupt handler lets it finish. After the memory cap,
+   * packing the batch uses memory the guest's failed allocation left free (best effort). A run
+   * that ended by itself already flushed.
    */
   private drainLogs(): void {
     if (this.reason === undefined || this.reason === 'finished' || this.gate.broken) return
     const { context } = this.engine.fresh
     this.draining = true
     try {
-      // After the memory cap, packing the batch needs a little room the guest never gets.
-      this.engine.fresh.guard.withHeadroom(() =>
-        this.gate.enter(() => {
-          const result = context.callFunction(this.engine.guest.flushLogs, this.engine.guest.self)
-          if (result.error) result.error.dispose()
-          else result.value.dispose()
-        }),
-      )
+      this.gate.enter(() => {
+        const result = context.callFunction(this.engine.guest.flushLogs, this.engine.guest.self)
+        if (result.error) result.error.dispose()
+        else result.value.dispose()
+      })
     } finally {
       this.draining = false
     }

@@ -31,7 +31,11 @@ export interface ReadyEngine {
 }
 
 /** Makes the guest runtime in `fresh`. Throws a SandboxError (MEMORY_LIMIT, BACKEND_CRASHED). */
-export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unknown) => void) | undefined): ReadyEngine {
+export function makeReadyEngine(
+  fresh: FreshEngine,
+  onDisposeError: ((error: unknown) => void) | undefined,
+  sendEachLog = false,
+): ReadyEngine {
   const relaySwitch = createRelaySwitch()
   const router: RunRouter = { current: undefined }
   const promises = new HostPromises(fresh.context)
@@ -39,10 +43,17 @@ export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unk
   let made: MadeRuntime
   let thrown: ThrownInfo | undefined
   try {
-    made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, relaySwitch.functions, promises, {
-      fault: (error) => router.current?.onHostFault(error),
-      spent: (ms) => router.current?.onHostTime(ms),
-    })
+    made = makeGuestRuntime(
+      fresh.context,
+      fresh.runtimeFactory,
+      relaySwitch.functions,
+      promises,
+      {
+        fault: (error) => router.current?.onHostFault(error),
+        spent: (ms) => router.current?.onHostTime(ms),
+      },
+      sendEachLog,
+    )
     if (!made.ok) {
       thrown = readThrown(fresh.context, made.error)
       made.error.dispose()
