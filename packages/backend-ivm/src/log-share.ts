@@ -1,5 +1,5 @@
 /** Room for the console entries a guest stores between two reads (UTF-16 code units, 2 bytes each). */
-const SHARE_UNITS = 128 * 1024
+const SHARE_UNITS = 32 * 1024
 /** Code units turned into a string per call of String.fromCharCode (an argument list has its limits). */
 const DECODE_CHUNK = 8 * 1024
 

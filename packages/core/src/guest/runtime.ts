@@ -175,14 +175,16 @@ export function cordonGuestRuntime(
   // Entries reach the host in batches, one host call for many: a call per entry was most of the
   // cost of logging in every engine. A batch is the entries packed as `<level letter><length>:
   // <message>`, which the host unpacks by length (nothing to escape here). It is sent:
-  // - at once for the first entry of a turn, so a program that logs and then spins or runs out
-  //   of memory has shown at least that much wherever the backend cannot ask for the rest;
+  // - at once for the first entry of a turn, so a host streaming events sees it while the guest
+  //   goes on (or spins), and a program that logs and then runs out of memory has shown at least
+  //   that much wherever the backend cannot ask for the rest;
   // - at the end of the turn (a microtask queued with that first entry), so every await flushes;
   // - at LOG_BATCH_ENTRIES entries or LOG_BATCH_CHARS characters;
   // - before a tool call and before the result, so the host sees them in the order written;
   // - when the backend asks (`flushLogs`), after it stopped the guest from outside.
   // Where the backend gives `storeLog` (memory it can read whatever the guest does next), each
-  // entry is stored there at once instead, and the same moments only tell the host to read it.
+  // entry is stored there at once instead, and the same moments tell the host to read it (so the
+  // first entry of a turn is still seen at once, while the guest may spin).
   // The same numbers as core's backend/log-entries.ts (this file imports nothing).
   const LOG_BATCH_ENTRIES = 256
   const LOG_BATCH_CHARS = 16 * 1024
@@ -248,14 +250,10 @@ export function cordonGuestRuntime(
         if (!storeLog(entry)) host.log(entry)
       }
       logStored = true
-      if (!logTurnOpen) {
-        logTurnOpen = true
-        void apply(promiseThen, settledForTurns, [endLogTurn])
-      }
-      return
+    } else {
+      logParts[logPartCount++] = entry
+      logChars += message.length
     }
-    logParts[logPartCount++] = entry
-    logChars += message.length
     if (!logTurnOpen) {
       logTurnOpen = true
       void apply(promiseThen, settledForTurns, [endLogTurn])
