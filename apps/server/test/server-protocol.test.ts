@@ -1,5 +1,6 @@
 import { createRemoteBackend } from '@cordon/backend-remote'
 import { DEFAULT_LIMITS, createSandbox } from '@cordon/core'
+import { CHANNEL_VERSION } from '@cordon/core/backend'
 import WebSocket from 'ws'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { startServer, type CordonServer } from '../src/index.js'

@@ -1,6 +1,7 @@
 import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
 import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
+import { LogShareReader } from './log-share.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
 
 /** What the run in progress wants to hear about besides the guest protocol. */
@@ -37,6 +38,11 @@ export interface GuestVm {
   readonly start: IvmReference
   readonly settle: IvmReference
   readonly fire: IvmReference
+  /**
+   * Hands the console entries the guest stored and has not sent yet to the run's relay: for a run
+   * stopped from outside, before the isolate goes (the guest may be stuck in a loop, or gone).
+   */
+  drainLogs(): void
   /** Detaches the port and disposes the isolate, which stops whatever it executes. Idempotent. */
   dispose(): void
 }
@@ -50,10 +56,13 @@ export interface GuestVm {
  */
 export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (message: string) => void): Promise<GuestVm> {
   const relaySwitch: RelaySwitch = createRelaySwitch()
+  const logShare = new LogShareReader()
   let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined
   const port: RelayPort = {
     attach(relay, next) {
+      // What an earlier program (the warm-up) stored belongs to no run.
+      logShare.take(true)
       relaySwitch.attach(relay)
       hooks = next
     },
@@ -98,7 +107,13 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
         sync ? undefined : { ignored: true },
       )
     const callbacks = [
-      guarded(undefined, (f, level: unknown, message: unknown) => f.log(String(level), String(message))),
+      // The guest waits in this callback: the stored entries go first (in the order written) and
+      // their space is freed; `entries` are what did not fit there (or nothing: a plain flush).
+      guarded(undefined, (f, entries: unknown) => {
+        const stored = logShare.take(true)
+        if (stored !== '') f.log(stored)
+        if (entries !== '') f.log(String(entries))
+      }),
       guarded(undefined, (f, id: unknown, name: unknown, args: unknown) => f.call(Number(id), String(name), String(args)), false),
       guarded(RUN_ENDED_REPLY, (f, name: unknown, args: unknown) => f.callSync(String(name), String(args))),
       guarded(undefined, (f, id: unknown, delay: unknown) => f.timer(Number(id), Number(delay))),
@@ -115,6 +130,7 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
         hooks?.onAllocationFailure()
       }),
       memoryMb,
+      new ivm.ExternalCopy(logShare.share).copyInto({ release: true }),
     ]
     // `reference: true` matters: without it isolated-vm hands out a host function that
     // calls into the isolate synchronously, blocking the main thread while the guest runs.
@@ -137,6 +153,10 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
       start,
       settle,
       fire,
+      drainLogs() {
+        const stored = logShare.take(false)
+        if (stored !== '') relaySwitch.functions.log(stored)
+      },
       dispose() {
         port.detach()
         // Disposing the isolate invalidates every Reference and Context made from it.

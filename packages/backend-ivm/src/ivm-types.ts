@@ -6,6 +6,8 @@
 export interface IvmModule {
   Isolate: new (options: { memoryLimit: number; onCatastrophicError?: (message: string) => void }) => IvmIsolate
   Callback: new (fn: (...args: never[]) => unknown, options?: { sync?: boolean; async?: boolean; ignored?: boolean }) => IvmCallback
+  /** For a SharedArrayBuffer, a copy that shares its memory. */
+  ExternalCopy: new (value: SharedArrayBuffer) => { copyInto(options?: { release?: boolean }): unknown }
 }
 
 export interface IvmHeapStatistics {

@@ -95,6 +95,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       return
     }
     readCpu()
+    // Entries the guest stored but had no turn left to send (a loop, the memory limit) still count.
+    vm.drainLogs()
     finish({ ok: false, error, stats: cpuStats(cpuMs) })
     vm.dispose()
   }

@@ -99,6 +99,8 @@ export class EngineGate {
         result.error.dispose()
         return true
       }
+      // Fewer jobs than asked for ran: the queue is empty (an engine call fewer per drain).
+      if (result.value < JOB_BATCH) return true
       if (!this.enter(() => this.runtime.hasPendingJob())) return true
       if (performance.now() >= sliceEnd) {
         yieldToHost(() => this.pump())

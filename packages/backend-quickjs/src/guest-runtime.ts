@@ -1,5 +1,6 @@
 import type { RelayFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { HostPromises } from './host-promises.js'
 import { newRelayObject, type RelayCallHooks } from './relay-object.js'
 
 /** The guest runtime made in one engine, as the host holds it. No handle here is reachable by guest code. */
@@ -9,13 +10,15 @@ export interface GuestRuntimeHandles {
   readonly install: QuickJSHandle
   readonly start: QuickJSHandle
   readonly settle: QuickJSHandle
+  readonly answer: QuickJSHandle
   readonly fire: QuickJSHandle
+  readonly flushLogs: QuickJSHandle
 }
 
 export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: QuickJSHandle }
 
 /**
- * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the five
+ * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the
  * host functions (which then live only in the runtime's closure). A thrown handle is returned for
  * the caller to read and dispose. A host exception propagates: the instance is then unusable.
  */
@@ -23,17 +26,31 @@ export function makeGuestRuntime(
   context: QuickJSContext,
   factory: QuickJSHandle,
   functions: RelayFunctions,
+  promises: HostPromises,
   hooks: RelayCallHooks,
+  sendEachLog: boolean,
 ): MadeRuntime {
-  const relayObject = newRelayObject(context, functions, hooks)
+  const relayObject = newRelayObject(context, functions, promises, hooks, sendEachLog)
   const made = context.callFunction(factory, context.undefined, relayObject)
   relayObject.dispose()
   if (made.error) return { ok: false, error: made.error }
   const self = made.value
   const method = (name: string): QuickJSHandle => context.getProp(self, name)
-  return { ok: true, handles: { self, install: method('install'), start: method('start'), settle: method('settle'), fire: method('fire') } }
+  return {
+    ok: true,
+    handles: {
+      self,
+      install: method('install'),
+      start: method('start'),
+      settle: method('settle'),
+      answer: method('answer'),
+      fire: method('fire'),
+      flushLogs: method('flushLogs'),
+    },
+  }
 }
 
 export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
-  for (const handle of [handles.fire, handles.settle, handles.start, handles.install, handles.self]) if (handle.alive) handle.dispose()
+  for (const handle of [handles.flushLogs, handles.fire, handles.answer, handles.settle, handles.start, handles.install, handles.self])
+    if (handle.alive) handle.dispose()
 }

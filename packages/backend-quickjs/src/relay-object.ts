@@ -1,6 +1,7 @@
 import type { RelayFunctions } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
 import { isHostStackOverflow } from './engine-failure.js'
+import type { HostPromises } from './host-promises.js'
 
 export interface RelayCallHooks {
   /** A host function failed for a reason that is not the guest's (a bug on the host side). */
@@ -10,28 +11,54 @@ export interface RelayCallHooks {
 }
 
 /**
- * Builds the plain object handed to the guest runtime factory: five QuickJS functions that
+ * Builds the plain object handed to the guest runtime factory: QuickJS functions that
  * forward to `functions`. The object only ever lives in the runtime's closure, never on a
  * global. The protocol carries primitives only; anything else is read as a harmless default.
  * The caller disposes the returned handle once the factory has been called.
  */
-export function newRelayObject(context: QuickJSContext, functions: RelayFunctions, hooks: RelayCallHooks): QuickJSHandle {
+export function newRelayObject(
+  context: QuickJSContext,
+  functions: RelayFunctions,
+  promises: HostPromises,
+  hooks: RelayCallHooks,
+  sendEachLog: boolean,
+): QuickJSHandle {
   const str = (handle: QuickJSHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
   const num = (handle: QuickJSHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
-  const impl: Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined> = {
-    log: (level, message) => void functions.log(str(level), str(message)),
+  const impl: Partial<Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined>> = {
+    log: (entries) => void functions.log(str(entries)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
+    // The promise's handle is returned (and freed by the caller after it is copied to the guest);
+    // its resolving functions stay in `promises` until the answer comes or the run ends.
+    // Both arguments are strings the runtime made (a tool's name, wire text): read without the
+    // type check, two engine calls fewer on every tool call.
+    callPromise: (name, args) => {
+      const { id, deferred } = promises.make()
+      functions.call(id, context.getString(name), context.getString(args))
+      return deferred.handle
+    },
     callSync: (name, args) => context.newString(functions.callSync(str(name), str(args))),
     timer: (id, delay) => void functions.timer(num(id), num(delay)),
     done: (status, payload, dropped) => void functions.done(str(status) as 'ok' | 'error' | 'limit', str(payload), num(dropped)),
   }
 
+  // In a worker, each console entry crosses at once (the runtime's `storeLog`) rather than in a
+  // batch per turn: a batch still in the guest's heap when the host stops the run would reach it
+  // only with the worker's last report, which the host stops waiting for after a grace period
+  // that a starved or starting worker can miss. Inline, the run itself fetches the batch.
+  if (sendEachLog) {
+    impl.storeLog = (entry) => {
+      functions.log(str(entry))
+      return context.true
+    }
+  }
+
   const object = context.newObject()
   for (const name of Object.keys(impl) as (keyof RelayFunctions)[]) {
-    const forward = impl[name]
+    const forward = impl[name]!
     const handle = context.newFunction(name, (...args) => {
       const started = performance.now()
       try {

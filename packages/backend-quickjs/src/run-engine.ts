@@ -1,6 +1,7 @@
 import type { ExecuteOutcome, RelaySwitch } from '@cordon/core/backend'
 import type { FreshEngine } from './fresh-engine.js'
 import type { GuestRuntimeHandles } from './guest-runtime.js'
+import type { HostPromises } from './host-promises.js'
 
 /** An engine whose guest runtime is made: what a run drives. */
 export interface RunEngine {
@@ -8,6 +9,8 @@ export interface RunEngine {
   readonly guest: GuestRuntimeHandles
   /** The host functions the guest runtime was made with; each run attaches its own host. */
   readonly relaySwitch: RelaySwitch
+  /** The promises of the guest's async tool calls, kept on the host (see RelayFunctions.callPromise). */
+  readonly promises: HostPromises
 }
 
 /** What the engine's callbacks (interrupt handler, host-function hooks) ask of the run in progress. */

@@ -25,6 +25,32 @@ import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
 
+/**
+ * A result that is a JSON primitive (how the wire writes strings, finite numbers, booleans and
+ * null) as a handle made on the host, as the codec would decode it; undefined for anything else.
+ */
+function primitiveHandle(context: QuickJSContext, payload: string): QuickJSHandle | undefined {
+  const first = payload.charCodeAt(0)
+  // '{' and '[' (objects, arrays, tagged values) are the runtime's to decode.
+  if (first === 0x7b || first === 0x5b || Number.isNaN(first)) return undefined
+  let value: unknown
+  try {
+    value = JSON.parse(payload)
+  } catch {
+    return undefined
+  }
+  switch (typeof value) {
+    case 'number':
+      return context.newNumber(value)
+    case 'string':
+      return context.newString(value)
+    case 'boolean':
+      return value ? context.true : context.false
+    default:
+      return value === null ? context.null : undefined
+  }
+}
+
 /** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
 const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
 
@@ -44,6 +70,8 @@ export class GuestRun implements RunHooks {
   /** The interrupt handler stopped guest code: the engine's state is whatever that code left. */
   private interrupted = false
   private wake: () => void = () => {}
+  /** The guest's last console entries are being fetched after a stop (see drainLogs). */
+  private draining = false
 
   /** `keepEngine`: a session run, whose engine outlives it (see shouldInterrupt). */
   constructor(
@@ -71,10 +99,13 @@ export class GuestRun implements RunHooks {
       if (request.signal.aborted) this.end('aborted')
       else this.boot()
       if (this.reason === undefined) await ended
+      this.drainLogs()
     } finally {
       stopWatching()
       this.relay.close()
       this.engine.relaySwitch.attach(undefined)
+      // Calls still unanswered never will be: their promises are freed (unless the instance broke).
+      if (!this.gate.broken) this.engine.promises.dropAll()
     }
     const { guard } = this.engine.fresh
     const reusable =
@@ -93,6 +124,7 @@ export class GuestRun implements RunHooks {
   }
 
   shouldInterrupt(): boolean {
+    if (this.draining) return false
     if (this.reason === undefined) {
       const limit = this.limitReached()
       if (limit === undefined) return false
@@ -114,6 +146,29 @@ export class GuestRun implements RunHooks {
     this.hostMs += ms
   }
 
+  /**
+   * The guest batches console entries per turn (see the runtime's console): a run stopped from
+   * outside (deadline, abort, memory, a stack overflow) may have ended in the middle of a turn,
+   * with entries written and not yet sent. The runtime's flushLogs sends them: a bounded call of
+   * our own code (one batch), so the interrupt handler lets it finish. After the memory cap,
+   * packing the batch uses memory the guest's failed allocation left free (best effort). A run
+   * that ended by itself already flushed.
+   */
+  private drainLogs(): void {
+    if (this.reason === undefined || this.reason === 'finished' || this.gate.broken) return
+    const { context } = this.engine.fresh
+    this.draining = true
+    try {
+      this.gate.enter(() => {
+        const result = context.callFunction(this.engine.guest.flushLogs, this.engine.guest.self)
+        if (result.error) result.error.dispose()
+        else result.value.dispose()
+      })
+    } finally {
+      this.draining = false
+    }
+  }
+
   /** Steps 3–5 of the guest protocol (the runtime itself was made with the engine): install, compile, start. */
   private boot(): void {
     const { fresh, guest, relaySwitch } = this.engine
@@ -128,14 +183,43 @@ export class GuestRun implements RunHooks {
       const main = this.compile()
       if (main === undefined) return
       this.relay.connect({
-        settle: (id, ok, payload) =>
-          this.gate.enqueue(
-            () => void this.call(guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload)),
-          ),
+        settle: (id, ok, payload) => this.gate.enqueue(() => this.settle(id, ok, payload)),
         fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
       })
       this.call(guest.start, main)
     })
+  }
+
+  /**
+   * Answers an async tool call. Its promise was made on the host (HostPromises): a primitive
+   * result resolves it from here; anything else, or an error, is decoded by the runtime's `answer`.
+   */
+  private settle(id: number, ok: boolean, payload: string): void {
+    const { context } = this.engine.fresh
+    const deferred = this.engine.promises.take(id)
+    if (deferred === undefined) {
+      this.call(this.engine.guest.settle, context.newNumber(id), ok ? context.true : context.false, context.newString(payload))
+      return
+    }
+    const primitive = ok ? primitiveHandle(context, payload) : undefined
+    if (primitive !== undefined) {
+      // consume frees the value's handle (a no-op for the static true, false and null).
+      primitive.consume((value) => deferred.resolve(value))
+      return
+    }
+    const { answer, self } = this.engine.guest
+    const text = context.newString(payload)
+    const answered = context.callFunction(answer, self, ok ? context.true : context.false, text)
+    text.dispose()
+    if (!answered.error) {
+      answered.value.consume((value) => deferred.resolve(value))
+      return
+    }
+    // Interrupted or out of memory: the run ends (and its unanswered promises are freed with it).
+    if (this.reason !== undefined || this.engine.fresh.guard.exceeded) this.onThrown(answered.error)
+    else deferred.reject(answered.error)
+    answered.error.dispose()
+    deferred.dispose()
   }
 
   /** Calls a guest runtime method, then frees its arguments and result. False when it threw. */
@@ -162,7 +246,9 @@ export class GuestRun implements RunHooks {
   private relayFunctions(): RelayFunctions {
     const forward = this.relay.functions
     return {
-      log: (level, message) => void (this.open() && forward.log(level, message)),
+      // Entries are accepted until the relay closes, after the run ended too: the guest wrote them
+      // before (it writes none once it finished), and a batch may be sent only at the end (drainLogs).
+      log: (entries) => void forward.log(entries),
       call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
       callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
       timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),

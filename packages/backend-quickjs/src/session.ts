@@ -3,6 +3,7 @@ import { createRelaySwitch, type BackendSession, type ExecuteOutcome, type Execu
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
 import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'
+import { HostPromises } from './host-promises.js'
 import { GuestRun } from './run.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 
@@ -30,17 +31,29 @@ export interface ReadyEngine {
 }
 
 /** Makes the guest runtime in `fresh`. Throws a SandboxError (MEMORY_LIMIT, BACKEND_CRASHED). */
-export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unknown) => void) | undefined): ReadyEngine {
+export function makeReadyEngine(
+  fresh: FreshEngine,
+  onDisposeError: ((error: unknown) => void) | undefined,
+  sendEachLog = false,
+): ReadyEngine {
   const relaySwitch = createRelaySwitch()
   const router: RunRouter = { current: undefined }
+  const promises = new HostPromises(fresh.context)
   fresh.runtime.setInterruptHandler(() => router.current?.shouldInterrupt() ?? false)
   let made: MadeRuntime
   let thrown: ThrownInfo | undefined
   try {
-    made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, relaySwitch.functions, {
-      fault: (error) => router.current?.onHostFault(error),
-      spent: (ms) => router.current?.onHostTime(ms),
-    })
+    made = makeGuestRuntime(
+      fresh.context,
+      fresh.runtimeFactory,
+      relaySwitch.functions,
+      promises,
+      {
+        fault: (error) => router.current?.onHostFault(error),
+        spent: (ms) => router.current?.onHostTime(ms),
+      },
+      sendEachLog,
+    )
     if (!made.ok) {
       thrown = readThrown(fresh.context, made.error)
       made.error.dispose()
@@ -54,12 +67,13 @@ export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unk
     releaseEngine(fresh, onDisposeError)
     throw failure
   }
-  return { engine: { fresh, guest: made.handles, relaySwitch }, router }
+  return { engine: { fresh, guest: made.handles, relaySwitch, promises }, router }
 }
 
 /** Frees a ready engine nobody ran (a pool being emptied). */
 export function releaseReadyEngine(ready: ReadyEngine): void {
   try {
+    ready.engine.promises.dropAll()
     disposeGuestRuntime(ready.engine.guest)
   } catch {
     // Freed with its instance below, or dropped whole.
@@ -142,6 +156,7 @@ export class SessionEngine implements BackendSession {
     // when the host asked to hear of a failed free, which is how leaks are caught.
     if (!this.options.keepEngine && this.options.onDisposeError === undefined) return
     try {
+      this.engine.promises.dropAll()
       disposeGuestRuntime(this.engine.guest)
     } catch (error) {
       this.options.onDisposeError?.(error)

@@ -1,3 +1,5 @@
+import { maxLogBatchChars } from '@cordon/core/backend'
+
 /**
  * How `memoryMb` becomes limits on a child. The V8 heap is capped exactly by Node's flags;
  * memory outside it (ArrayBuffers, wasm memories) is bounded by the host's RSS watchdog and,
@@ -28,7 +30,10 @@ export function dataLimitBytes(memoryMb: number, baselineKb: number): number {
   return baselineKb * 1024 + (2 * memoryMb + 3 * semiSpaceMb(memoryMb) + 64) * MB
 }
 
-/** The largest frame the host accepts from a child during a run (JSON escaping can grow text six-fold). */
+/**
+ * The largest frame the host accepts from a child during a run: a value, or a batch of console
+ * entries (JSON escaping can grow text six-fold).
+ */
 export function frameCapBytes(maxOutputBytes: number, maxLogBytes: number): number {
-  return Math.min(2 ** 31, 6 * Math.max(maxOutputBytes, maxLogBytes + 1) + 64 * 1024)
+  return Math.min(2 ** 31, 6 * Math.max(maxOutputBytes, maxLogBatchChars(maxLogBytes)) + 64 * 1024)
 }

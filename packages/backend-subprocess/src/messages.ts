@@ -13,7 +13,6 @@
 
 /** The host's answer to a synchronous tool call. */
 export const SYNC_REPLY = 'sync'
-import type { LogLevel } from '@cordon/core'
 
 /** What the host sends once, right after spawning. */
 export interface InitMessage {
@@ -55,7 +54,8 @@ export interface ProbeReport {
 export type ChildMessage =
   | { kind: 'ready' }
   | { kind: 'probe'; report: ProbeReport }
-  | { kind: 'log'; level: LogLevel; message: string }
+  /** Console entries as the guest runtime packs them (see unpackLogEntries). */
+  | { kind: 'log'; entries: string }
   | { kind: 'call'; id: number; name: string; args: string }
   | { kind: 'call-sync'; name: string; args: string }
   | { kind: 'done'; status: 'ok' | 'error' | 'limit'; payload: string; logsDropped: number; cpuMs: number; heapBytes: number }
@@ -64,7 +64,6 @@ export type ChildMessage =
   | { kind: 'fail'; message: string }
   | { kind: 'usage'; heapBytes: number }
 
-const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
 const DONE_STATUSES: readonly string[] = ['ok', 'error', 'limit']
 const CHILD_LIMITS: readonly string[] = ['MEMORY_LIMIT', 'TIMEOUT']
 const MAX_NOTE_CHARS = 2_000
@@ -82,7 +81,7 @@ export function parseChildMessage(frame: unknown[]): ChildMessage | string {
     case 'ready':
       return frame.length === 1 ? { kind } : 'malformed ready message'
     case 'log':
-      if (frame.length === 3 && isString(a) && LEVELS.includes(a) && isString(b)) return { kind, level: a as LogLevel, message: b }
+      if (frame.length === 2 && isString(a)) return { kind, entries: a }
       return 'malformed log message'
     case 'call':
       if (frame.length === 4 && isCount(a) && a > 0 && isString(b) && isString(c)) return { kind, id: a, name: b, args: c }

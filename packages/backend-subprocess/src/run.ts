@@ -25,6 +25,7 @@ import {
   stopError,
   syncToolReply,
   toolErrorPayload,
+  unpackLogEntries,
   watchStop,
   type ExecuteOutcome,
   type ExecuteRequest,
@@ -83,13 +84,12 @@ export function runOnChild(
       if (finished) return
       if (++messages > maxMessages) return violation('more messages than the run limits allow')
       if (stopping !== undefined) {
-        if (message.kind === 'log') request.host.log(message.level, message.message)
+        if (message.kind === 'log') logEntries(message.entries)
         return
       }
       switch (message.kind) {
         case 'log':
-          request.host.log(message.level, message.message)
-          return
+          return logEntries(message.entries)
         case 'call':
           return call(message.id, message.name, message.args)
         case 'call-sync':
@@ -117,6 +117,9 @@ export function runOnChild(
       }
     }
     const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
+    const logEntries = (entries: string) => {
+      if (!unpackLogEntries(entries, (level, text) => request.host.log(level, text))) violation('malformed log entries')
+    }
 
     const call = (id: number, name: string, args: string) => {
       if (!toolNames.has(name) && session?.formerTools.has(name) !== true)

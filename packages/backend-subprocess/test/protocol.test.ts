@@ -42,6 +42,8 @@ describe('forged or malformed frames from the child', () => {
     expect(errorOf(await forged("send(['ready'])")).code).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['limit', 'OUTPUT_LIMIT', 'x'])")).code).toBe('BACKEND_CRASHED')
     expect(errorOf(await forged("send(['log', 'shout', 'x'])")).code).toBe('BACKEND_CRASHED')
+    expect(errorOf(await forged("send(['log', 's1:x'])")).code).toBe('BACKEND_CRASHED')
+    expect(errorOf(await forged("send(['log', 'l9:x'])")).code).toBe('BACKEND_CRASHED')
   })
 
   it('a call of a tool the run does not have is refused, and no tool runs', async () => {
@@ -70,7 +72,9 @@ describe('forged or malformed frames from the child', () => {
   })
 
   it('a flood of log frames keeps at most maxLogEntries and kills the child', async () => {
-    const result = await forged("for (let i = 0; i < 5000; i++) send(['log', 'log', 'spam ' + i])", { maxLogEntries: 5 })
+    const result = await forged("for (let i = 0; i < 5000; i++) send(['log', 'l' + ('spam ' + i).length + ':spam ' + i])", {
+      maxLogEntries: 5,
+    })
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(result.logs.length).toBeLessThanOrEqual(5)
   })

@@ -11,12 +11,15 @@ const { settings, flags, replyPort } = workerData as WorkerData
 const port = parentPort
 if (port === null) throw new Error('the QuickJS worker entry must run in a worker thread')
 
-const backend = createInlineBackend({
-  ...settings,
-  thread: 'inline',
-  workers: undefined,
-  onDisposeError: settings.reportDisposeErrors ? (error) => report(['warn', describe(error)]) : undefined,
-})
+const backend = createInlineBackend(
+  {
+    ...settings,
+    thread: 'inline',
+    workers: undefined,
+    onDisposeError: settings.reportDisposeErrors ? (error) => report(['warn', describe(error)]) : undefined,
+  },
+  { sendEachLog: true },
+)
 
 function report(message: Report): void {
   port?.postMessage([message])

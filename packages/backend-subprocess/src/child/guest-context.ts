@@ -35,6 +35,7 @@ interface Runtime {
   start: unknown
   settle: unknown
   fire: unknown
+  flushLogs(): void
 }
 
 interface RunState {
@@ -90,7 +91,8 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     if (state === undefined || state.finished) return kind === 'call-sync' ? RUN_ENDED_REPLY : undefined
     if (kind === 'call-sync') return out.callSync(String(a), String(b))
     if (kind === 'log') {
-      if (typeof a === 'string' && typeof b === 'string') out.send(['log', a, b])
+      // An empty batch is the runtime's "read what I stored": here every entry was sent already.
+      if (typeof a === 'string' && a !== '') out.send(['log', a])
     } else if (kind === 'call') {
       if (Number.isSafeInteger(a) && typeof b === 'string' && typeof c === 'string') out.send(['call', a, b, c])
     } else if (kind === 'timer') {
@@ -147,6 +149,13 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
   }
 
   function timeUp(): void {
+    // The guest batches console entries per turn; the turn the deadline cut short sends its own
+    // now (runtime code only: no guest code runs outside a timed evaluation).
+    try {
+      runtime.flushLogs()
+    } catch {
+      // Whatever it could not send is lost with the run.
+    }
     out.send(['limit', 'TIMEOUT', 'the guest ran past its deadline'])
     out.exit(0)
   }

@@ -6,8 +6,10 @@
  * - `schedule(fn, a, b, c)` queues `fn(a, b, c)` as a job on the context's own microtask
  *   queue. The child then runs that queue with a timed evaluation, so guest code never
  *   runs outside a vm `timeout` scope (which also covers microtask floods).
- * - `wrapHost(dispatch)` returns the five host functions the guest runtime needs as
- *   guest-realm functions that close over `dispatch`. Even if one leaked to guest code,
+ * - `wrapHost(dispatch)` returns the host functions the guest runtime needs as
+ *   guest-realm functions that close over `dispatch`. Its `storeLog` writes each console entry
+ *   to the parent at once: the pipe keeps it when the child is killed (a deadline, the memory
+ *   limit), which a batch still in the guest's heap would not survive. Even if one leaked to guest code,
  *   its `constructor` would be the guest realm's Function, not the child's.
  *
  * Two more guards keep guest code inside timed evaluations:
@@ -76,7 +78,8 @@ export const BRIDGE_SOURCE = `(function (p) {
     },
     wrapHost: function (dispatch) {
       return {
-        log: function (level, message) { dispatch('log', level, message) },
+        log: function (entries) { dispatch('log', entries) },
+        storeLog: function (entry) { dispatch('log', entry); return true },
         call: function (id, name, args) { dispatch('call', id, name, args) },
         callSync: function (name, args) { return dispatch('call-sync', name, args) },
         timer: function (id, delayMs) { dispatch('timer', id, delayMs) },

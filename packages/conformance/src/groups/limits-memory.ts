@@ -24,6 +24,22 @@ function memory(name: string, body: string): ConformanceCheck {
 
 export const memoryLimitChecks: ConformanceCheck[] = [
   memory('heap growth', 'const a = []\nfor (;;) a.push(new Array(1e5).fill(a.length))'),
+  {
+    group: 'limits',
+    name: 'MEMORY_LIMIT: every entry written in the turn that ran out of memory is kept',
+    requires: { memoryLimit: true },
+    timeoutMs: 30_000,
+    async run({ sandbox }) {
+      // Entries travel in batches per turn of the guest: the turn the memory cap ended must still deliver its own.
+      const code = "for (let i = 0; i < 40; i++) console.log('line', i)\nconst a = []\nfor (;;) a.push(new Array(1e5).fill(a.length))"
+      const { result } = await timedRun(sandbox, code, { memoryMb: MEMORY_MB, timeoutMs: MEMORY_TIMEOUT_MS }, MEMORY_TIMEOUT_MS + 5_000)
+      expectError(result, 'MEMORY_LIMIT')
+      const messages = logMessages(result)
+      if (messages.length !== 40 || messages[39] !== 'line 39')
+        throw new Error(`expected the 40 entries before the limit, got ${summarize(result.logs)}`)
+      await expectHealthy(sandbox, 'MEMORY_LIMIT')
+    },
+  },
   memory('ArrayBuffer growth', 'const b = []\nfor (;;) b.push(new Uint8Array(4 * 1024 * 1024).fill(1))'),
   memory(
     'a guest that catches its own out-of-memory error still ends with MEMORY_LIMIT',

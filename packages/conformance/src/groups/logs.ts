@@ -97,6 +97,18 @@ export const logsChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'logs',
+    name: 'every entry written before a spin is kept at TIMEOUT, not only the first of its turn',
+    async run({ sandbox, options }) {
+      // Entries travel in batches per turn of the guest: a turn cut short by the deadline must still deliver its own.
+      const code = "for (let i = 0; i < 40; i++) console.log('line', i)\nwhile (true) {}"
+      const timed = await timedRun(sandbox, code, { timeoutMs: 300 })
+      expectDeadline(timed, 'TIMEOUT', 300, options.timeoutSlackMs)
+      const expected = Array.from({ length: 40 }, (_, i) => `line ${i}`)
+      expectSameValue(logMessages(timed.result), expected, 'the log messages')
+    },
+  },
+  {
+    group: 'logs',
     name: 'maxLogEntries keeps the first entries and counts the rest in stats.logsDropped',
     async run({ sandbox }) {
       const { result } = await timedRun(sandbox, 'for (let i = 0; i < 20; i++) console.log(String(i))', { maxLogEntries: 5 })

@@ -2,6 +2,7 @@ import type { ExecuteOutcome, ExecuteRequest } from './v1/sandbox-backend.js'
 import type { RelayFunctions } from '../guest/protocol.js'
 import type { ErrorCode } from '../errors.js'
 import type { RunError } from '../result.js'
+import { unpackLogEntries } from './log-entries.js'
 import { RUN_ENDED_REPLY } from './run-stop.js'
 
 /** The two calls a backend makes into its engine's GuestRuntime. */
@@ -43,9 +44,9 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   const timers = new Map<number, ReturnType<typeof setTimeout>>()
 
   const functions: RelayFunctions = {
-    log(level, message) {
+    log(entries) {
       if (closed) return
-      request.host.log(level as never, String(message))
+      unpackLogEntries(String(entries), (level, message) => request.host.log(level, message))
     },
     call(id, name, argsWire) {
       if (closed) return

@@ -24,6 +24,7 @@ export type { Primordials } from '../guest/primordials.js'
 export { createGuestRelay, outcomeFromDone, syncToolReply, toolErrorPayload } from './guest-relay.js'
 export type { GuestDone, GuestEngine, GuestRelay } from './guest-relay.js'
 export { createRelaySwitch } from './relay-switch.js'
+export { maxLogBatchChars, unpackLogEntries } from './log-entries.js'
 export {
   BACKEND_STOP_GRACE_MS,
   RUN_ENDED_REPLY,

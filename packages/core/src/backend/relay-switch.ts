@@ -17,7 +17,7 @@ export interface RelaySwitch {
 export function createRelaySwitch(): RelaySwitch {
   let current: GuestRelay | undefined
   const functions: RelayFunctions = {
-    log: (level, message) => current?.functions.log(level, message),
+    log: (entries) => current?.functions.log(entries),
     call: (id, name, argsWire) => current?.functions.call(id, name, argsWire),
     callSync: (name, argsWire) => (current === undefined ? RUN_ENDED_REPLY : current.functions.callSync(name, argsWire)),
     timer: (id, delayMs) => current?.functions.timer(id, delayMs),

@@ -66,10 +66,11 @@ export class RunPauses {
     else this.support.ledger.settle(slot, false, guestErrorPayload(outcome.error))
   }
 
-  async needsApproval(tool: ToolDefinition, input: unknown): Promise<boolean> {
+  /** Whether the call waits for approval; a promise only when the tool's rule is a function. */
+  needsApproval(tool: ToolDefinition, input: unknown): boolean | Promise<boolean> {
     const rule = tool.needsApproval
     if (typeof rule !== 'function') return rule === true
-    return (await this.track(rule(input))) === true
+    return this.trackAsync(rule(input)).then((answer) => answer === true)
   }
 
   needsApprovalSync(name: string, tool: ToolDefinition, input: unknown): boolean {
@@ -100,7 +101,15 @@ export class RunPauses {
     throw new RunPaused('the run paused')
   }
 
-  async track<T>(work: T | Promise<T>): Promise<T> {
+  /**
+   * Keeps a tool's pending work in view until it settles (`toolsSettled`). A value that is not a
+   * promise is already settled: it is handed back as it is, with no turn of the microtask queue.
+   */
+  track<T>(work: T | Promise<T>): T | Promise<T> {
+    return work instanceof Promise || isThenable(work) ? this.trackAsync(work) : work
+  }
+
+  private async trackAsync<T>(work: T | Promise<T>): Promise<T> {
     const promise = Promise.resolve(work)
     this.running.add(promise)
     try {
@@ -122,6 +131,12 @@ export class RunPauses {
     ])
     clearTimeout(timer)
   }
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return (
+    (typeof value === 'object' || typeof value === 'function') && value !== null && typeof (value as { then?: unknown }).then === 'function'
+  )
 }
 
 /** A failure as the ledger keeps it: what the guest saw (the relay's toolErrorPayload shape). */

@@ -22,7 +22,6 @@ export function createInspect(p: Primordials): Inspect {
     getPrototypeOf: getProto,
     getOwnPropertyDescriptor: describeProp,
     isArray,
-    objectIs,
     StringCtor,
     NumberCtor,
     parseInt: parseIntFn,
@@ -99,8 +98,10 @@ export function createInspect(p: Primordials): Inspect {
     return out + "'"
   }
 
+  // Plain operators rather than Object.is and String: a number's conversion runs no guest code,
+  // and each native call costs in an interpreter (this is on every logged number).
   function formatNumber(n: number): string {
-    return objectIs(n, -0) ? '-0' : StringCtor(n)
+    return n === 0 && 1 / n < 0 ? '-0' : '' + n
   }
 
   function isErrorLike(value: object): boolean {
@@ -329,11 +330,16 @@ export function createInspect(p: Primordials): Inspect {
     return prefix + join(entries, '{', '}', indent)
   }
 
+  /** What `inner` is given as `seen` for a primitive, which it never reads: no list made per argument. */
+  const NOTHING_SEEN: object[] = list()
+
   function inspect(value: unknown): string {
-    return inner(value, list(), 0, '')
+    return inner(value, typeof value === 'object' && value !== null ? list() : NOTHING_SEEN, 0, '')
   }
 
   function formatWithSpecifiers(template: string, args: unknown[]): { text: string; used: number } {
+    // Most first arguments have no specifier: skip the walk over their characters (interpreted in QuickJS).
+    if ((apply(stringIndexOf, template, ['%']) as number) < 0) return { text: template, used: 1 }
     let out = ''
     let used = 1
     let i = 0
@@ -382,7 +388,30 @@ export function createInspect(p: Primordials): Inspect {
     return { text: out, used }
   }
 
+  const PERCENT = ['%']
+
+  /**
+   * What `format` gives for the common line of strings and numbers whose first string has no
+   * specifier, without its general path (most of a console call in an interpreter); undefined
+   * for anything else.
+   */
+  function plainLine(args: unknown[]): string | undefined {
+    let out = ''
+    for (let i = 0; i < args.length; i++) {
+      const arg = args[i]
+      let text: string
+      if (typeof arg === 'number') text = formatNumber(arg)
+      else if (typeof arg !== 'string') return undefined
+      else if (i === 0 && args.length > 1 && (apply(stringIndexOf, arg, PERCENT) as number) >= 0) return undefined
+      else text = arg
+      out = i === 0 ? text : out + ' ' + text
+    }
+    return out
+  }
+
   function format(args: unknown[]): string {
+    const plain = plainLine(args)
+    if (plain !== undefined) return plain
     let out = ''
     let start = 0
     if (typeof args[0] === 'string' && args.length > 1) {

@@ -13,10 +13,29 @@
  *      complete, draining the engine's job queue after each, until the relay's done() is called.
  */
 export interface RelayFunctions {
-  /** A console entry (already capped by the guest at its own limits). */
-  log(level: string, message: string): void
+  /**
+   * Console entries (already capped by the guest at its own limits), packed: each one is its
+   * level's initial (`l`, `i`, `w`, `e`, `d`), the message's length in UTF-16 code units, `:`,
+   * and the message. `unpackLogEntries` reads it. The guest batches entries per turn.
+   */
+  log(entries: string): void
+  /**
+   * Optional: a function of the guest's realm, made by the backend before any guest code, that
+   * keeps one packed entry where the host reads it even if the guest never runs again (isolated-vm:
+   * memory shared with the host). False when it has no room. With it, the runtime stores every
+   * entry at once and calls `log('')` when the host should read the store (`log` then reads it
+   * before its own entries).
+   */
+  storeLog?(entry: string): boolean
   /** An async tool call. Reply later with runtime.settle(id, …). */
   call(id: number, name: string, argsWire: string): void
+  /**
+   * Optional, for engines whose host can make and settle a promise of the guest's realm itself
+   * (QuickJS): an async tool call that returns that promise. The host settles it with
+   * what `runtime.answer` gives (or, for a primitive result, with the value directly), so no per-call
+   * record or settle lookup runs as guest code. When present, the runtime never uses `call`.
+   */
+  callPromise?(name: string, argsWire: string): Promise<unknown>
   /**
    * A sync tool call. Returns a JSON reply:
    * `{"ok":true,"value":<wire>}` or `{"ok":false,"message":"…"}`.
@@ -37,7 +56,14 @@ export interface GuestRuntime {
   start(main: () => unknown): void
   /** ok: payload is the result in wire format; not ok: payload is JSON `{ name?, message }`. */
   settle(id: number, ok: boolean, payload: string): void
+  /**
+   * The answer to a `callPromise` call, in settle's form, for the host to settle its promise
+   * with: returns the decoded value, or throws the tool's error (or the decoder's TypeError).
+   */
+  answer(ok: boolean, payload: string): unknown
   fire(id: number): void
+  /** Sends the console entries the guest still holds; for a backend that stopped the guest from outside. */
+  flushLogs(): void
 }
 
 /** The JSON passed to `install`; built by @cordon/core. */

@@ -50,6 +50,11 @@ export function cordonGuestRuntime(
     dataDescriptor,
     construct,
     DateCtor,
+    isFiniteNumber,
+    objectIs,
+    setPrototypeOf,
+    arrayPrototype,
+    arrayJoin,
   } = p
   // Everything this runtime keeps for itself lives in null-prototype arrays and records (`list`,
   // `create(null)`), is read as own data only (`own`), and is written to JSON by hand (a primitive
@@ -116,6 +121,7 @@ export function cordonGuestRuntime(
 
   function finish(status: 'ok' | 'error' | 'limit', payload: string): void {
     if (finished) return
+    flushLogs()
     finished = true
     host.done(status, payload, logsDropped)
   }
@@ -166,6 +172,59 @@ export function cordonGuestRuntime(
   }
 
   // ---- console -------------------------------------------------------------------
+  // Entries reach the host in batches, one host call for many: a call per entry was most of the
+  // cost of logging in every engine. A batch is the entries packed as `<level letter><length>:
+  // <message>`, which the host unpacks by length (nothing to escape here). It is sent:
+  // - at once for the first entry of a turn, so a host streaming events sees it while the guest
+  //   goes on (or spins), and a program that logs and then runs out of memory has shown at least
+  //   that much wherever the backend cannot ask for the rest;
+  // - at the end of the turn (a microtask queued with that first entry), so every await flushes;
+  // - at LOG_BATCH_ENTRIES entries or LOG_BATCH_CHARS characters;
+  // - before a tool call and before the result, so the host sees them in the order written;
+  // - when the backend asks (`flushLogs`), after it stopped the guest from outside.
+  // Where the backend gives `storeLog` (memory it can read whatever the guest does next), each
+  // entry is stored there at once instead, and the same moments tell the host to read it (so the
+  // first entry of a turn is still seen at once, while the guest may spin).
+  // The same numbers as core's backend/log-entries.ts (this file imports nothing).
+  const LOG_BATCH_ENTRIES = 256
+  const LOG_BATCH_CHARS = 16 * 1024
+  const LEVEL_LETTERS: Record<string, string> = create(null)
+  LEVEL_LETTERS.log = 'l'
+  LEVEL_LETTERS.info = 'i'
+  LEVEL_LETTERS.warn = 'w'
+  LEVEL_LETTERS.error = 'e'
+  LEVEL_LETTERS.debug = 'd'
+  const JOIN_NOTHING = ['']
+  const settledForTurns = withoutSpecies(apply(promiseResolve, PromiseCtor, []) as Promise<void>)
+  const storeLog = typeof host.storeLog === 'function' ? host.storeLog : undefined
+  let logParts: string[] = list()
+  let logPartCount = 0
+  let logChars = 0
+  /** Entries went to `storeLog` since the host last read it. */
+  let logStored = false
+  /** A first entry went out and the microtask that ends its turn is queued. */
+  let logTurnOpen = false
+
+  function flushLogs(): void {
+    if (logStored) {
+      logStored = false
+      host.log('')
+    }
+    if (logPartCount === 0) return
+    const parts = logParts
+    logParts = list()
+    logPartCount = 0
+    logChars = 0
+    // The real Array.prototype only now, for the engine's fast join; our own elements are all it reads.
+    setPrototypeOf(parts, arrayPrototype)
+    host.log(apply(arrayJoin, parts, JOIN_NOTHING) as string)
+  }
+
+  function endLogTurn(): void {
+    logTurnOpen = false
+    if (!finished) flushLogs()
+  }
+
   function emit(level: string, args: unknown[]): void {
     if (finished) return
     if (logCount >= maxLogEntries) {
@@ -181,7 +240,25 @@ export function cordonGuestRuntime(
     }
     // Cut early so a huge string is not copied to the host; the host applies the exact byte cap.
     if (message.length > maxLogBytes + 1) message = apply(stringSlice, message, [0, maxLogBytes + 1]) as string
-    host.log(level, message)
+    const entry = (LEVEL_LETTERS[level] as string) + message.length + ':' + message
+    // The last entry the run keeps: nothing follows it, so it need not wait for the turn to end.
+    const last = logCount === maxLogEntries
+    if (storeLog !== undefined) {
+      // No room: the host reads (and frees) the store, then this entry goes in, or past it.
+      if (!storeLog(entry)) {
+        host.log('')
+        if (!storeLog(entry)) host.log(entry)
+      }
+      logStored = true
+    } else {
+      logParts[logPartCount++] = entry
+      logChars += message.length
+    }
+    if (!logTurnOpen) {
+      logTurnOpen = true
+      void apply(promiseThen, settledForTurns, [endLogTurn])
+      flushLogs()
+    } else if (last || logPartCount >= LOG_BATCH_ENTRIES || logChars >= LOG_BATCH_CHARS) flushLogs()
   }
 
   function makeLogger(level: string) {
@@ -206,11 +283,37 @@ export function cordonGuestRuntime(
     return toolError(own(parsed, 'name'), own(parsed, 'message'))
   }
 
+  /** The host's own promise maker (see RelayFunctions.callPromise), when it has one. */
+  const callPromise = typeof host.callPromise === 'function' ? host.callPromise : undefined
+
+  /**
+   * The wire text of a primitive argument, exactly as the codec writes it, without the codec's
+   * per-call setup (~13 µs of interpreted QuickJS, most of a tool call's guest time); undefined
+   * for anything else, and whenever the budget is small enough for the codec's limit to matter.
+   */
+  function primitiveWire(value: unknown): string | undefined {
+    if (maxOutputBytes < 64) return undefined
+    switch (typeof value) {
+      case 'number':
+        return isFiniteNumber(value) && !objectIs(value, -0) ? StringCtor(value) : undefined
+      case 'boolean':
+        return value ? 'true' : 'false'
+      case 'undefined':
+        return '{"$":"undefined"}'
+      case 'string': {
+        if (value.length + 2 > maxOutputBytes) return undefined
+        const text = jsonStringify(value)
+        return text.length > maxOutputBytes ? undefined : text
+      }
+    }
+    return value === null ? 'null' : undefined
+  }
+
   function callAsync(name: string, args: unknown): Promise<unknown> {
     if (finished) return new PromiseCtor(() => {})
     let wire: string
     try {
-      wire = codec.encode(args, maxOutputBytes, 'tool arguments')
+      wire = primitiveWire(args) ?? codec.encode(args, maxOutputBytes, 'tool arguments')
     } catch (error) {
       if (isLimit(error)) {
         failWith(error)
@@ -220,6 +323,8 @@ export function cordonGuestRuntime(
       // eslint-disable-next-line @typescript-eslint/prefer-promise-reject-errors
       return new PromiseCtor((_, reject) => reject(error))
     }
+    flushLogs()
+    if (callPromise !== undefined) return callPromise(name, wire)
     const id = ++callSeq
     const promise = new PromiseCtor((resolve, reject) => {
       pending[id] = { resolve, reject }
@@ -232,11 +337,12 @@ export function cordonGuestRuntime(
     if (finished) throw new ErrorCtor('the run has ended')
     let wire: string
     try {
-      wire = codec.encode(args, maxOutputBytes, 'tool arguments')
+      wire = primitiveWire(args) ?? codec.encode(args, maxOutputBytes, 'tool arguments')
     } catch (error) {
       if (isLimit(error)) failWith(error)
       throw error
     }
+    flushLogs()
     const reply: unknown = jsonParse(host.callSync(name, wire))
     if (own(reply, 'ok') === true) return codec.decodeTree(own(reply, 'value'))
     throw toolError(own(reply, 'name'), own(reply, 'message'))
@@ -294,6 +400,10 @@ export function cordonGuestRuntime(
     finished = false
     logCount = 0
     logsDropped = 0
+    logParts = list()
+    logPartCount = 0
+    logChars = 0
+    logStored = false
     for (const id in pending) delete pending[id]
     for (const id in timers) delete timers[id]
     if (installedFetch !== undefined) {
@@ -512,6 +622,13 @@ export function cordonGuestRuntime(
         return
       }
       entry.resolve(value)
+    },
+    answer(ok: boolean, payload: string): unknown {
+      if (!ok) throw toolErrorFrom(payload)
+      return codec.decode(payload)
+    },
+    flushLogs(): void {
+      if (!finished) flushLogs()
     },
     fire(id: number): void {
       const timer = timers[id]

@@ -192,7 +192,10 @@ export class RunBridge implements ToolBridge {
         return this.replayed(call, arrival)
       }
       const slot = arrival?.slot
-      await this.acquire()
+      // Awaited only when there is something to wait for: each await is a turn of the host's
+      // microtask queue and a promise, on every call (W2 in apps/bench).
+      const slotFreed = this.acquire()
+      if (slotFreed !== undefined) await slotFreed
       try {
         if (this.signal.aborted) {
           reason = 'run-ended'
@@ -200,14 +203,16 @@ export class RunBridge implements ToolBridge {
         }
         const tool = this.registry.byName.get(name)!
         reason = 'threw'
-        if (arrival?.approved !== true && (await this.pauses.needsApproval(tool, input))) {
+        const approval = arrival?.approved === true ? false : this.pauses.needsApproval(tool, input)
+        if (approval === true || (approval !== false && (await approval))) {
           this.pauses.pause(slot, name, input, undefined, 'approval')
         }
-        const value = await this.pauses.track(
+        const tracked: unknown = this.pauses.track<unknown>(
           tool.timeoutMs === undefined
             ? tool.execute(input, this.pauses.context(name, this.toolSignal))
             : this.withTimeout(name, tool, input, tool.timeoutMs),
         )
+        const value: unknown = tracked instanceof Promise ? await (tracked as Promise<unknown>) : tracked
         this.pauses.pauseIfInterrupt(slot, name, input, value)
         reason = 'invalid-result'
         const wire = this.encodeResult(name, value)
@@ -312,10 +317,11 @@ export class RunBridge implements ToolBridge {
     }
   }
 
-  private acquire(): Promise<void> {
+  /** Takes a slot under maxConcurrentToolCalls: undefined when one was free, else when one frees up. */
+  private acquire(): Promise<void> | undefined {
     if (this.active < this.limits.maxConcurrentToolCalls) {
       this.active++
-      return Promise.resolve()
+      return undefined
     }
     return new Promise((resolve) => this.queue.push(() => resolve()))
   }

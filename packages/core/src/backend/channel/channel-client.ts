@@ -1,6 +1,7 @@
 import { SandboxError } from '../../errors.js'
 import type { RunError } from '../../result.js'
 import { toolErrorPayload } from '../guest-relay.js'
+import { unpackLogEntries } from '../log-entries.js'
 import { timeoutError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
 import { CHANNEL_VERSION, parseReport, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
@@ -218,11 +219,11 @@ export class ChannelClient {
         if (report[1] !== CHANNEL_VERSION) return 'channel version ' + report[1] + ', expected ' + CHANNEL_VERSION
         this.greeted = true
         return undefined
-      case 'log': {
+      case 'logs': {
         const run = this.runs.get(report[1])
-        if (run === undefined) return 'a log for no run'
-        run.request.host.log(report[2], report[3])
-        return undefined
+        if (run === undefined) return 'logs for no run'
+        const { host } = run.request
+        return unpackLogEntries(report[2], (level, message) => host.log(level, message)) ? undefined : 'malformed log entries'
       }
       case 'call': {
         const [, runId, callId, name, args] = report

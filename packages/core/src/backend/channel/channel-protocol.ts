@@ -1,5 +1,5 @@
 /**
- * The channel protocol, version 1: the backend contract (runs, tool calls, logs, outcomes,
+ * The channel protocol, version 2: the backend contract (runs, tool calls, logs, outcomes,
  * sessions) carried to an engine on the far side of a boundary — a worker thread, a child
  * process, a socket. Messages are JSON-safe arrays whose first element is the kind; they travel
  * in batches (arrays of messages), so a transport may post them as structured clones or write
@@ -19,7 +19,9 @@
  *
  * Far → near, "reports", each one checked by `parseReport` (the far side may be compromised):
  * - `['hello', version]`                          once, when the far side is ready
- * - `['log', runId, level, message]`
+ * - `['logs', runId, entries]`                   console entries, packed as the guest runtime packs
+ *                                                 them (see unpackLogEntries); consecutive entries of
+ *                                                 a run share one report
  * - `['call', runId, callId, name, args]`         a tool call; answered by `settle`
  * - `['done', runId, outcome, alive]`             the run's ExecuteOutcome; `alive`: its session
  *                                                 (if any) can run again
@@ -33,11 +35,11 @@
  *                                                 `SyncReply` (only where the transport has one)
  */
 import { ERROR_CODES, type ErrorCode } from '../../errors.js'
-import type { LogLevel, RunError } from '../../result.js'
+import type { RunError } from '../../result.js'
 import { LIMIT_NAMES, checkLimit, type Limits, type ResolvedLimits } from '../../limits.js'
 import type { ExecuteOutcome, ToolDescriptor } from '../v1/sandbox-backend.js'
 
-export const CHANNEL_VERSION = 1
+export const CHANNEL_VERSION = 2
 
 /** Everything of an ExecuteRequest that crosses: no signal, no host (they stay on the near side). */
 export interface RunOrder {
@@ -64,7 +66,7 @@ export type Order =
 
 export type Report =
   | ['hello', number]
-  | ['log', number, LogLevel, string]
+  | ['logs', number, string]
   | ['call', number, number, string, string]
   | ['done', number, ExecuteOutcome, boolean]
   | ['opened', number, RunError | null]
@@ -92,8 +94,6 @@ export interface ReportCaps {
   maxChars: number
 }
 
-const LEVELS: readonly string[] = ['log', 'info', 'warn', 'error', 'debug']
-const isLevel = (value: unknown): value is LogLevel => typeof value === 'string' && LEVELS.includes(value)
 const CODES: readonly string[] = ERROR_CODES
 
 const isCode = (value: unknown): value is ErrorCode => typeof value === 'string' && CODES.includes(value)
@@ -112,8 +112,8 @@ export function parseReport(message: unknown, caps: ReportCaps): Report | string
   switch (kind) {
     case 'hello':
       return size === 2 && isId(a) ? ['hello', a] : 'malformed hello'
-    case 'log':
-      return size === 4 && isId(a) && isLevel(b) && text(c) ? ['log', a, b, c] : 'malformed log'
+    case 'logs':
+      return size === 3 && isId(a) && text(b) ? ['logs', a, b] : 'malformed logs'
     case 'call':
       return size === 5 && isId(a) && isId(b) && text(c) && text(d) ? ['call', a, b, c, d] : 'malformed call'
     case 'done': {

@@ -4,6 +4,10 @@ import { RunStop, setStopPoll } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '../v1/sandbox-backend.js'
 import { CHANNEL_VERSION, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
 import { stopRaised } from './stop-flags.js'
+import { packLogEntry } from '../log-entries.js'
+
+/** A report of console entries grows to about this many characters before the next one starts. */
+const LOG_REPORT_CHARS = 256 * 1024
 
 /** How the far side talks to the host. */
 export interface FarTransport {
@@ -53,6 +57,15 @@ export function serveBackend(
     outbox = []
     transport.send(batch)
   }
+  /**
+   * A console entry: appended to the run's last report when that is the outbox's last one (the
+   * guest sends its entries in batches, so a batch becomes one report), else a new report.
+   */
+  const queueLog = (runId: number, entry: string) => {
+    const last = outbox[outbox.length - 1]
+    if (last !== undefined && last[0] === 'logs' && last[1] === runId && last[2].length < LOG_REPORT_CHARS) last[2] += entry
+    else queue(['logs', runId, entry])
+  }
   const queue = (report: Report) => {
     outbox.push(report)
     if (outbox.length >= 512) flush()
@@ -85,7 +98,7 @@ export function serveBackend(
       ...(options.partition === undefined ? {} : { partition: options.partition }),
       ...(order.traceparent === undefined ? {} : { traceparent: order.traceparent }),
       host: {
-        log: (level, message) => queue(['log', runId, level, message]),
+        log: (level, message) => queueLog(runId, packLogEntry(level, message)),
         callTool: (name, args) => {
           // A stopped run's calls never leave: a guest flooding calls cannot flood the channel.
           if (stop.signal.aborted) return Promise.reject(new Error('the run has ended'))
