@@ -65,7 +65,7 @@ describe('cordon-server refuses callers without the token', () => {
       unknown
     >
     expect(info).toMatchObject({
-      channelVersion: 1,
+      channelVersion: CHANNEL_VERSION,
       backend: 'quickjs',
       maxMessageBytes: 256 * 1024,
       capabilities: { syncHostCalls: false },
