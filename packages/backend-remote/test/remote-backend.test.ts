@@ -157,7 +157,7 @@ describe('runs over a socket', () => {
 
   it('a server that breaks the protocol: BACKEND_CRASHED', async () => {
     fake.behaviour = 'garbage'
-    for (const garbage of ['not json', '{"a":1}', '[["done", 1, {"ok": true, "value": "1"}, false]]', '[["hello", 2]]']) {
+    for (const garbage of ['not json', '{"a":1}', '[["done", 1, {"ok": true, "value": "1"}, false]]', '[["hello", 99]]']) {
       fake.garbage = garbage
       const result = await sandbox.run('1', { timeoutMs: 5_000 })
       expect(result, garbage).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
