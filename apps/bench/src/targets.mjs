@@ -102,6 +102,22 @@ export function checkTargets(results) {
       list.push(target(`${w}-${id}`, `${w}: cordon ${name} within 1.2× ${how}`, ratio(m(w, id), m(w, rawId)), 1.2, '≤'))
     }
   }
+  // The data path (issue 24): big values and logs within 2× of the raw engine's best method, in
+  // every mode; a tool call within 1.5× of the raw engine's call in-thread.
+  for (const w of ['W4', 'W5']) {
+    for (const [id, rawId, name] of [...raws, ['cordon-quickjs-inline', 'raw-quickjs', "QuickJS (thread: 'inline')"]]) {
+      list.push(target(`${w}-data-${id}`, `${w}: cordon ${name} ≤ 2× the raw engine's best method`, ratio(m(w, id), m(w, rawId)), 2, '≤'))
+    }
+  }
+  list.push(
+    target(
+      'W2-data-quickjs-inline',
+      "W2 per call: cordon QuickJS (thread: 'inline') ≤ 1.5× its raw promise bridge",
+      ratio(m('W2', 'cordon-quickjs-inline'), m('W2', 'raw-quickjs')),
+      1.5,
+      '≤',
+    ),
+  )
   for (const row of results.rss.filter((r) => r.contenderId.startsWith('cordon-'))) {
     const value = row.status === 'ok' ? row.growthMbPer1000 : undefined
     list.push(
