@@ -62,6 +62,8 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
   }
 
   let sharedSession: VmSession | undefined
+  /** How long the runtime may take to send the entries a stopped guest still holds. */
+  const FLUSH_TIMEOUT_MS = 100
 
   async function execute(request: ExecuteRequest, session?: VmSession): Promise<ExecuteOutcome> {
     if (disposed) return { ok: false, error: { code: 'BACKEND_UNAVAILABLE', message: 'the vm backend was disposed' } }
@@ -105,8 +107,20 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         try {
           enter(fn)
         } catch (error) {
-          if (error instanceof GuestTimeout) stopSession()
+          if (error instanceof GuestTimeout) {
+            stopSession()
+            flushAfterStop()
+          }
           end(failure(error))
+        }
+      }
+      // The deadline cut the guest's turn short: the entries it holds still go out, in a bounded call.
+      const flushAfterStop = () => {
+        ;(context as Record<string, unknown>)[ENTRY_SLOT] = () => runtime.flushLogs()
+        try {
+          ENTER.runInContext(context, { timeout: FLUSH_TIMEOUT_MS })
+        } catch {
+          // A guest that broke its console keeps what it holds.
         }
       }
       if (!options.ignoreDeadline) {
