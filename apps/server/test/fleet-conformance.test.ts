@@ -8,4 +8,6 @@ import { FLEET_TOKEN, startFleet } from './support/fleet.js'
 const fleet = await startFleet()
 afterAll(() => fleet.stop())
 
-describeBackendConformance(() => createRemoteBackend({ url: fleet.url, token: FLEET_TOKEN }))
+// Fewer runs in the two leak checks than the default: the caller's memory over the network is
+// ws connections only, and fleet-load.test.ts runs 1,000 more under faults.
+describeBackendConformance(() => createRemoteBackend({ url: fleet.url, token: FLEET_TOKEN }), { lifecycleRuns: 400, sessionChurn: 200 })
