@@ -27,8 +27,6 @@ const POLICY_VIOLATION = 1008
 const GOING_AWAY = 1001
 
 export interface ServedConnection {
-  /** Whether a run is in flight on it. */
-  readonly busy: boolean
   /** Ends the connection once no run is in flight and no session is open (at once when idle). */
   endWhenIdle(): void
   /** Ends the connection now; runs in flight are stopped. */
@@ -226,9 +224,6 @@ export function serveConnection(socket: WebSocket, context: ConnectionContext): 
   socket.on('error', () => end(GOING_AWAY))
 
   return {
-    get busy() {
-      return started.size > 0
-    },
     endWhenIdle() {
       endWhenIdle = true
       watchIdle()

@@ -130,7 +130,7 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
     const connectionId = typeof given === 'string' && RUN_ID.test(given) ? given : randomUUID()
     const partition = decodePartition(req.headers[PARTITION_HEADER])
     // Counted from now, before the handshake ends: a burst cannot overshoot maxRuns.
-    const placeholder: ServedConnection = { busy: false, endWhenIdle: () => undefined, end: () => socket.destroy() }
+    const placeholder: ServedConnection = { endWhenIdle: () => undefined, end: () => socket.destroy() }
     open.add(placeholder)
     let arrived = false
     const arrive = () => {
