@@ -1,5 +1,5 @@
 import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
-import { BOOT_FILENAME, BOOT_SOURCE } from './boot-source.js'
+import { compileBootScript } from './boot-script.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 import { LogShareReader } from './log-share.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
@@ -134,7 +134,9 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
     ]
     // `reference: true` matters: without it isolated-vm hands out a host function that
     // calls into the isolate synchronously, blocking the main thread while the guest runs.
-    const exports = await context.evalClosure(BOOT_SOURCE, callbacks, { filename: BOOT_FILENAME, result: { reference: true } })
+    const boot = await (await compileBootScript(ivm, isolate)).run(context, { reference: true, release: true })
+    const exports = (await boot.apply(undefined, callbacks, { result: { reference: true } })) as IvmReference
+    boot.release()
     const [install, start, settle, fire] = [0, 1, 2, 3].map((index) => exports.getSync(index, { reference: true })) as [
       IvmReference,
       IvmReference,

@@ -20,22 +20,30 @@ export interface IvmIsolate {
   readonly isDisposed: boolean
   readonly cpuTime: bigint
   createContext(): Promise<IvmContext>
-  compileScript(code: string, options?: { filename?: string }): Promise<IvmScript>
+  compileScript(code: string, options?: IvmCompileOptions): Promise<IvmScript>
   compileScriptSync(code: string, options?: { filename?: string }): IvmScript
   getHeapStatistics(): Promise<IvmHeapStatistics>
   dispose(): void
 }
 
 export interface IvmContext {
-  evalClosure(
-    code: string,
-    args: readonly unknown[],
-    options?: { filename?: string; result?: { reference?: boolean } },
-  ): Promise<IvmReference>
   release(): void
 }
 
+/** V8's code cache for one script (an ExternalCopy of an ArrayBuffer): opaque here. */
+export type IvmCachedData = object
+
+export interface IvmCompileOptions {
+  filename?: string
+  cachedData?: IvmCachedData
+  produceCachedData?: boolean
+}
+
 export interface IvmScript {
+  /** Set when compiled with `produceCachedData`. */
+  readonly cachedData?: IvmCachedData
+  /** Set when compiled with `cachedData`: true when V8 did not take it. */
+  readonly cachedDataRejected?: boolean
   run(context: IvmContext, options: { reference: true; release?: boolean }): Promise<IvmReference>
   runSync(context: IvmContext, options: { reference: true; release?: boolean; timeout?: number }): IvmReference
   release(): void
@@ -44,7 +52,7 @@ export interface IvmScript {
 /** A handle to a value inside the isolate. Never handed to guest code. */
 export interface IvmReference {
   getSync(property: string | number, options: { reference: true }): IvmReference
-  apply(receiver: undefined, args: readonly unknown[]): Promise<unknown>
+  apply(receiver: undefined, args: readonly unknown[], options?: { result: { reference: true } }): Promise<unknown>
   applySync(receiver: undefined, args: readonly unknown[], options?: { timeout?: number }): unknown
   /** A value that, passed into the isolate, is the referenced value there. */
   derefInto(options?: { release?: boolean }): unknown
