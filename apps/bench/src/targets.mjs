@@ -117,7 +117,27 @@ export function checkTargets(results) {
       1.5,
       '≤',
     ),
+    // The default worker mode against raw QuickJS over the same channel: a worker thread, one
+    // postMessage each way per call. Against the in-thread floor above, the hops count too.
+    target(
+      'W2-data-quickjs-worker',
+      'W2 per call: cordon QuickJS (workers) ≤ 1.5× a raw QuickJS worker round trip',
+      ratio(m('W2', 'cordon-quickjs'), m('W2', 'raw-quickjs-worker')),
+      1.5,
+      '≤',
+    ),
   )
+  for (const w of ['W4', 'W5']) {
+    list.push(
+      target(
+        `${w}-data-quickjs-worker`,
+        `${w}: cordon QuickJS (workers) ≤ 2× raw QuickJS in a worker thread (its best method)`,
+        ratio(m(w, 'cordon-quickjs'), m(w, 'raw-quickjs-worker')),
+        2,
+        '≤',
+      ),
+    )
+  }
   for (const row of results.rss.filter((r) => r.contenderId.startsWith('cordon-'))) {
     const value = row.status === 'ok' ? row.growthMbPer1000 : undefined
     list.push(

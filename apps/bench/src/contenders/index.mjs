@@ -7,6 +7,7 @@ import { peerContenders } from './peer-quickjs.mjs'
 import { rawIvmContenders } from './raw-ivm.mjs'
 import { rawNodeContenders } from './raw-node.mjs'
 import { rawQuickJSContenders } from './raw-quickjs.mjs'
+import { rawQuickJSWorkerContenders } from './raw-quickjs-worker.mjs'
 import { remoteContenders } from './remote.mjs'
 
 const byId = new Map(
@@ -18,6 +19,7 @@ const byId = new Map(
     ...rawIvmContenders,
     ...rawNodeContenders,
     ...rawQuickJSContenders,
+    ...rawQuickJSWorkerContenders,
     ...remoteContenders,
   ].map((c) => [c.id, c]),
 )
@@ -27,6 +29,7 @@ export const CONTENDER_ORDER = [
   'cordon-quickjs-inline',
   'cordon-quickjs-nopool',
   'raw-quickjs',
+  'raw-quickjs-worker',
   'raw-quickjs-instance',
   'peer-sebastianwessel',
   'cordon-ivm',

@@ -8,12 +8,18 @@ import { ECHO_SUM, FIB_N, FIB_RESULT, GUEST_SOURCES, bigDataJson, checkBigData, 
 const MEMORY_BYTES = 128 * 1024 * 1024
 const STACK_BYTES = 256 * 1024
 
-async function loadVariant() {
+export async function loadVariant() {
   return (await import('@jitl/quickjs-wasmfile-release-sync')).default
 }
 
+/** The variant's WASM module, compiled once (what quickjs-emscripten compiles on its own when given none). */
+export async function compileWasm() {
+  const require = createRequire(import.meta.url)
+  return WebAssembly.compile(await readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
+}
+
 /** A fresh runtime + context in `module`; `close()` frees both. */
-function fresh(module) {
+export function fresh(module) {
   const runtime = module.newRuntime()
   runtime.setMemoryLimit(MEMORY_BYTES)
   runtime.setMaxStackSize(STACK_BYTES)
@@ -37,6 +43,55 @@ function defineFunction(context, name, fn) {
   handle.dispose()
 }
 
+/**
+ * Each workload's work inside one fresh engine (`fresh(module)`), returning what comes out of
+ * QuickJS. Shared with raw-quickjs-worker-thread.mjs, so that the worker does exactly this work.
+ */
+export const IN_ENGINE = {
+  W1: ({ context }) => evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)),
+  /** `ask(i)` is the host's echo: a host promise of its answer. */
+  W2: async ({ runtime, context }, ask) => {
+    // The raw promise bridge: the host function returns a QuickJS promise and settles it when
+    // the host's own (async) work is done, then runs QuickJS's pending jobs.
+    defineFunction(context, 'echo', (arg) => {
+      const deferred = context.newPromise()
+      ask(context.getNumber(arg)).then((value) => {
+        const result = context.newNumber(value)
+        deferred.resolve(result)
+        result.dispose()
+        runtime.executePendingJobs()
+      })
+      return deferred.handle
+    })
+    const promise = context.unwrapResult(context.evalCode(`(async () => { ${GUEST_SOURCES.echoLoop((arg) => `echo(${arg})`)} })()`))
+    runtime.executePendingJobs()
+    const settled = await context.resolvePromise(promise)
+    promise.dispose()
+    return readNumber(context, context.unwrapResult(settled))
+  },
+  W3: ({ context }) => evalWith(context, `${GUEST_SOURCES.fib} fib(${FIB_N})`, (h) => context.getNumber(h)),
+  // W4: JSON text is the fastest way across QuickJS's boundary (a handle per property is far slower).
+  W4: ({ context }, json) => {
+    const text = context.newString(json)
+    context.setProp(context.global, 'dataJson', text)
+    text.dispose()
+    return evalWith(context, 'JSON.stringify(JSON.parse(dataJson))', (h) => context.getString(h))
+  },
+  /** W5's best method: the guest buffers its lines and one string comes out. */
+  W5: ({ context }) => {
+    const code = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; lines.join('\\n')`
+    return evalWith(context, code, (h) => context.getString(h))
+  },
+}
+
+function readNumber(context, handle) {
+  try {
+    return context.getNumber(handle)
+  } finally {
+    handle.dispose()
+  }
+}
+
 function rawWorkloads(module) {
   const once = (body) => async () => {
     const engine = fresh(module)
@@ -47,51 +102,10 @@ function rawWorkloads(module) {
     }
   }
   return {
-    W1: once(({ context }) =>
-      expectEqual(
-        'W1',
-        evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)),
-        3,
-      ),
-    ),
-    W2: once(async ({ runtime, context }) => {
-      // The raw promise bridge: the host function returns a QuickJS promise and settles it when
-      // the host's own (async) work is done, then runs QuickJS's pending jobs.
-      defineFunction(context, 'echo', (arg) => {
-        const i = context.getNumber(arg)
-        const deferred = context.newPromise()
-        Promise.resolve(i).then((value) => {
-          const result = context.newNumber(value)
-          deferred.resolve(result)
-          result.dispose()
-          runtime.executePendingJobs()
-        })
-        return deferred.handle
-      })
-      const promise = context.unwrapResult(context.evalCode(`(async () => { ${GUEST_SOURCES.echoLoop((arg) => `echo(${arg})`)} })()`))
-      runtime.executePendingJobs()
-      const settled = await context.resolvePromise(promise)
-      promise.dispose()
-      const handle = context.unwrapResult(settled)
-      expectEqual('W2', context.getNumber(handle), ECHO_SUM)
-      handle.dispose()
-    }),
-    W3: once(({ context }) =>
-      expectEqual(
-        'W3',
-        evalWith(context, `${GUEST_SOURCES.fib} fib(${FIB_N})`, (h) => context.getNumber(h)),
-        FIB_RESULT,
-      ),
-    ),
-    // W4: JSON text is the fastest way across QuickJS's boundary (a handle per property is far slower).
-    W4: {
-      'JSON text': once(({ context }) => {
-        const text = context.newString(bigDataJson())
-        context.setProp(context.global, 'dataJson', text)
-        text.dispose()
-        checkBigData(JSON.parse(evalWith(context, 'JSON.stringify(JSON.parse(dataJson))', (h) => context.getString(h))))
-      }),
-    },
+    W1: once((engine) => expectEqual('W1', IN_ENGINE.W1(engine), 3)),
+    W2: once(async (engine) => expectEqual('W2', await IN_ENGINE.W2(engine, (i) => Promise.resolve(i)), ECHO_SUM)),
+    W3: once((engine) => expectEqual('W3', IN_ENGINE.W3(engine), FIB_RESULT)),
+    W4: { 'JSON text': once((engine) => checkBigData(JSON.parse(IN_ENGINE.W4(engine, bigDataJson())))) },
     W5: {
       'host function per line': once(({ context }) => {
         const lines = []
@@ -99,10 +113,7 @@ function rawWorkloads(module) {
         evalWith(context, `const log = (...a) => hostLog(a.join(' ')); ${GUEST_SOURCES.logLoop('log')}`, () => undefined)
         checkLogLines(lines)
       }),
-      'buffered, one string out': once(({ context }) => {
-        const code = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; lines.join('\\n')`
-        checkLogLines(evalWith(context, code, (h) => context.getString(h)).split('\n'))
-      }),
+      'buffered, one string out': once((engine) => checkLogLines(IN_ENGINE.W5(engine).split('\n'))),
     },
     W6: true,
   }
@@ -128,25 +139,18 @@ export const rawQuickJSContenders = [
   {
     id: 'raw-quickjs-instance',
     load: async () => {
-      const variant = await loadVariant()
-      const require = createRequire(import.meta.url)
-      const wasmModule = await WebAssembly.compile(await readFile(require.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')))
-      const perRun = newVariant(variant, { wasmModule })
+      const perRun = newVariant(await loadVariant(), { wasmModule: await compileWasm() })
       return {
         id: 'raw-quickjs-instance',
         name: 'raw quickjs-emscripten (new WASM instance per run)',
         engine: 'quickjs',
         W1: async () => {
           const module = await newQuickJSWASMModuleFromVariant(perRun)
-          const { context, close } = fresh(module)
+          const engine = fresh(module)
           try {
-            expectEqual(
-              'W1',
-              evalWith(context, '(function () { return 1 + 2 })()', (h) => context.getNumber(h)),
-              3,
-            )
+            expectEqual('W1', IN_ENGINE.W1(engine), 3)
           } finally {
-            close()
+            engine.close()
           }
         },
         W2: ONLY_W1,
