@@ -28,9 +28,8 @@ export function makeGuestRuntime(
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
-  sendEachLog: boolean,
 ): MadeRuntime {
-  const relayObject = newRelayObject(context, functions, promises, hooks, sendEachLog)
+  const relayObject = newRelayObject(context, functions, promises, hooks)
   const made = context.callFunction(factory, context.undefined, relayObject)
   relayObject.dispose()
   if (made.error) return { ok: false, error: made.error }

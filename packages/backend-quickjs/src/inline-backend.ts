@@ -12,9 +12,9 @@ import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } 
 /**
  * QuickJS on this thread: each guest in a WASM instance of its own whose memory is capped at
  * `memoryMb`, one instance per run or per session. Nothing is loaded until the first run. The
- * worker mode runs this same backend inside each worker, with `sendEachLog` (see relay-object.ts).
+ * worker mode runs this same backend inside each worker, with `pullLogs` (see run-engine.ts).
  */
-export function createInlineBackend(settings: ResolvedQuickJSOptions, { sendEachLog = false } = {}): SandboxBackend {
+export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs = false } = {}): SandboxBackend {
   const loadEngine = engineLoader(settings)
   let engine: Engine | undefined
   const pool = new EnginePool(
@@ -23,7 +23,7 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions, { sendEach
       makeReadyEngine(
         await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage),
         settings.onDisposeError,
-        sendEachLog,
+        pullLogs,
       ),
     releaseReadyEngine,
   )

@@ -21,7 +21,6 @@ export function newRelayObject(
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
-  sendEachLog: boolean,
 ): QuickJSHandle {
   const str = (handle: QuickJSHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
@@ -43,17 +42,6 @@ export function newRelayObject(
     callSync: (name, args) => context.newString(functions.callSync(str(name), str(args))),
     timer: (id, delay) => void functions.timer(num(id), num(delay)),
     done: (status, payload, dropped) => void functions.done(str(status) as 'ok' | 'error' | 'limit', str(payload), num(dropped)),
-  }
-
-  // In a worker, each console entry crosses at once (the runtime's `storeLog`) rather than in a
-  // batch per turn: a batch still in the guest's heap when the host stops the run would reach it
-  // only with the worker's last report, which the host stops waiting for after a grace period
-  // that a starved or starting worker can miss. Inline, the run itself fetches the batch.
-  if (sendEachLog) {
-    impl.storeLog = (entry) => {
-      functions.log(str(entry))
-      return context.true
-    }
   }
 
   const object = context.newObject()

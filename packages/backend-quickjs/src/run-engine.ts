@@ -11,6 +11,12 @@ export interface RunEngine {
   readonly relaySwitch: RelaySwitch
   /** The promises of the guest's async tool calls, kept on the host (see RelayFunctions.callPromise). */
   readonly promises: HostPromises
+  /**
+   * Worker mode: each run takes the guest's unsent console entries from inside the engine's
+   * interrupt checks while guest code runs (see GuestRun.pullLogs), so that they leave the worker
+   * even if it is starved or killed before the run's end.
+   */
+  readonly pullLogs: boolean
 }
 
 /** What the engine's callbacks (interrupt handler, host-function hooks) ask of the run in progress. */

@@ -54,6 +54,9 @@ function primitiveHandle(context: QuickJSContext, payload: string): QuickJSHandl
 /** Ways a run ends by itself; every other reason stopped the guest from outside or lost the engine. */
 const ENDED_BY_ITSELF: ReadonlySet<EndReason> = new Set<EndReason>(['finished', 'error'])
 
+/** Worker mode: the guest's unsent console entries are pulled at most this often while it runs. */
+const PULL_LOGS_EVERY_MS = 1
+
 /**
  * One program on an engine: install, compile, start, then tool results, timers and promise jobs
  * until the guest reports its result or a limit ends the run. Resolves, never rejects for guest
@@ -72,6 +75,11 @@ export class GuestRun implements RunHooks {
   private wake: () => void = () => {}
   /** The guest's last console entries are being fetched after a stop (see drainLogs). */
   private draining = false
+  /** The guest's console entries are being pulled from inside an interrupt check (see pullLogs). */
+  private pulling = false
+  private lastPull = 0
+  /** The guest sent a console batch in this run (a turn's first entry always goes at once). */
+  private logged = false
 
   /** `keepEngine`: a session run, whose engine outlives it (see shouldInterrupt). */
   constructor(
@@ -124,8 +132,10 @@ export class GuestRun implements RunHooks {
   }
 
   shouldInterrupt(): boolean {
-    if (this.draining) return false
+    if (this.draining || this.pulling) return false
     if (this.reason === undefined) {
+      // First, so that what it pulls leaves with this check's stop poll (worker mode).
+      if (this.engine.pullLogs && this.logged) this.pullLogs()
       const limit = this.limitReached()
       if (limit === undefined) return false
       this.end(limit)
@@ -166,6 +176,32 @@ export class GuestRun implements RunHooks {
       })
     } finally {
       this.draining = false
+    }
+  }
+
+  /**
+   * Worker mode. The guest batches its console entries per turn; a turn that computes for long, or
+   * that a stop cuts short, still holds some. Inline, drainLogs fetches them after the stop. In a
+   * worker that comes too late when the worker is starved of CPU (the host ends the run a grace
+   * period after its deadline) or killed. So, while guest code runs, the interrupt check calls the
+   * runtime's flushLogs(true) (at most every PULL_LOGS_EVERY_MS): the entries then leave with the stop
+   * poll that follows, as each entry did when it crossed on its own (3 µs of engine crossing per
+   * entry, most of a 1,000-line run). The call is our own bounded code (one batch); inside emit or
+   * a flush it does nothing. A host exception in it is not caught: it breaks the engine as it
+   * would in any call, and the outer call's gate drops the instance.
+   */
+  private pullLogs(): void {
+    const now = performance.now()
+    if (now - this.lastPull < PULL_LOGS_EVERY_MS) return
+    this.lastPull = now
+    const { context } = this.engine.fresh
+    this.pulling = true
+    try {
+      const result = context.callFunction(this.engine.guest.flushLogs, this.engine.guest.self, context.true)
+      if (result.error) result.error.dispose()
+      else result.value.dispose()
+    } finally {
+      this.pulling = false
     }
   }
 
@@ -248,7 +284,10 @@ export class GuestRun implements RunHooks {
     return {
       // Entries are accepted until the relay closes, after the run ended too: the guest wrote them
       // before (it writes none once it finished), and a batch may be sent only at the end (drainLogs).
-      log: (entries) => void forward.log(entries),
+      log: (entries) => {
+        this.logged = true
+        forward.log(entries)
+      },
       call: (id, name, args) => void (this.open() && forward.call(id, name, args)),
       callSync: (name, args) => (this.open() ? forward.callSync(name, args) : RUN_ENDED_REPLY),
       timer: (id, delayMs) => void (this.open() && forward.timer(id, delayMs)),

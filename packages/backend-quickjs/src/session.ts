@@ -31,11 +31,7 @@ export interface ReadyEngine {
 }
 
 /** Makes the guest runtime in `fresh`. Throws a SandboxError (MEMORY_LIMIT, BACKEND_CRASHED). */
-export function makeReadyEngine(
-  fresh: FreshEngine,
-  onDisposeError: ((error: unknown) => void) | undefined,
-  sendEachLog = false,
-): ReadyEngine {
+export function makeReadyEngine(fresh: FreshEngine, onDisposeError: ((error: unknown) => void) | undefined, pullLogs = false): ReadyEngine {
   const relaySwitch = createRelaySwitch()
   const router: RunRouter = { current: undefined }
   const promises = new HostPromises(fresh.context)
@@ -43,17 +39,10 @@ export function makeReadyEngine(
   let made: MadeRuntime
   let thrown: ThrownInfo | undefined
   try {
-    made = makeGuestRuntime(
-      fresh.context,
-      fresh.runtimeFactory,
-      relaySwitch.functions,
-      promises,
-      {
-        fault: (error) => router.current?.onHostFault(error),
-        spent: (ms) => router.current?.onHostTime(ms),
-      },
-      sendEachLog,
-    )
+    made = makeGuestRuntime(fresh.context, fresh.runtimeFactory, relaySwitch.functions, promises, {
+      fault: (error) => router.current?.onHostFault(error),
+      spent: (ms) => router.current?.onHostTime(ms),
+    })
     if (!made.ok) {
       thrown = readThrown(fresh.context, made.error)
       made.error.dispose()
@@ -67,7 +56,7 @@ export function makeReadyEngine(
     releaseEngine(fresh, onDisposeError)
     throw failure
   }
-  return { engine: { fresh, guest: made.handles, relaySwitch, promises }, router }
+  return { engine: { fresh, guest: made.handles, relaySwitch, promises, pullLogs }, router }
 }
 
 /** Frees a ready engine nobody ran (a pool being emptied). */

@@ -86,6 +86,43 @@ describe('a worker that dies', () => {
   })
 })
 
+describe("console entries of a guest that goes on computing (the worker's interrupt checks pull them)", () => {
+  const program = "for (let i = 0; i < 40; i++) console.log('entry', i)\nfor (;;) {}"
+  const entries = Array.from({ length: 40 }, (_, i) => 'entry ' + i)
+
+  test('reach onEvent while the guest still spins', async () => {
+    const sandbox = createSandbox(createQuickJSBackend())
+    disposables.push(sandbox)
+    const controller = new AbortController()
+    const streamed: string[] = []
+    const result = await sandbox.run(program, {
+      timeoutMs: 5_000,
+      signal: controller.signal,
+      onEvent(event) {
+        if (event.type !== 'log') return
+        streamed.push(event.message)
+        // Only entries that left the worker during the spin can end the run before its deadline.
+        if (streamed.length === entries.length) controller.abort()
+      },
+    })
+    expect(result).toMatchObject({ ok: false, error: { code: 'ABORTED' } })
+    expect(streamed).toEqual(entries)
+    expect(result.logs.map((entry) => entry.message)).toEqual(entries)
+  })
+
+  test('are kept when the worker is killed mid-spin and never reports again', async () => {
+    const { backend, links } = backendWithLinks()
+    const sandbox = createSandbox(backend)
+    disposables.push(sandbox)
+    const running = sandbox.run(program, { timeoutMs: 20_000 })
+    await new Promise((resolve) => setTimeout(resolve, 200))
+    links[0]?.kill()
+    const result = await running
+    expect(result).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
+    expect(result.logs.map((entry) => entry.message)).toEqual(entries)
+  })
+})
+
 test('idle workers never keep the host process alive, and host flags such as --input-type do not reach them', () => {
   const program = [
     "import { createSandbox } from '@cordon/core'",

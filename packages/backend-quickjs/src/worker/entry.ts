@@ -18,7 +18,7 @@ const backend = createInlineBackend(
     workers: undefined,
     onDisposeError: settings.reportDisposeErrors ? (error) => report(['warn', describe(error)]) : undefined,
   },
-  { sendEachLog: true },
+  { pullLogs: true },
 )
 
 function report(message: Report): void {

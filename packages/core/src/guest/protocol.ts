@@ -62,8 +62,12 @@ export interface GuestRuntime {
    */
   answer(ok: boolean, payload: string): unknown
   fire(id: number): void
-  /** Sends the console entries the guest still holds; for a backend that stopped the guest from outside. */
-  flushLogs(): void
+  /**
+   * Sends the console entries the guest still holds: for a backend that stopped the guest from
+   * outside, or, with `pull`, that takes them from the engine's interrupt check while guest code
+   * runs (such a call does nothing when it lands inside the console's own work).
+   */
+  flushLogs(pull?: boolean): void
 }
 
 /** The JSON passed to `install`; built by @cordon/core. */

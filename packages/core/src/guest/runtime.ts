@@ -204,8 +204,24 @@ export function cordonGuestRuntime(
   let logStored = false
   /** A first entry went out and the microtask that ends its turn is queued. */
   let logTurnOpen = false
+  /**
+   * Inside emit or a flush. A backend may pull the batch from the engine's interrupt check while
+   * the guest computes (QuickJS workers: `flushLogs(true)`), which can land in the middle of
+   * either: that call then does nothing, and the entries go with the next one.
+   */
+  let logBusy = false
 
   function flushLogs(): void {
+    const was = logBusy
+    logBusy = true
+    try {
+      sendLogs()
+    } finally {
+      logBusy = was
+    }
+  }
+
+  function sendLogs(): void {
     if (logStored) {
       logStored = false
       host.log('')
@@ -227,6 +243,16 @@ export function cordonGuestRuntime(
 
   function emit(level: string, args: unknown[]): void {
     if (finished) return
+    const was = logBusy
+    logBusy = true
+    try {
+      keepEntry(level, args)
+    } finally {
+      logBusy = was
+    }
+  }
+
+  function keepEntry(level: string, args: unknown[]): void {
     if (logCount >= maxLogEntries) {
       logsDropped++
       return
@@ -627,8 +653,12 @@ export function cordonGuestRuntime(
       if (!ok) throw toolErrorFrom(payload)
       return codec.decode(payload)
     },
-    flushLogs(): void {
-      if (!finished) flushLogs()
+    flushLogs(pull?: boolean): void {
+      if (finished || (pull === true && logBusy)) return
+      // After a stop: an uncatchable interrupt skips `finally` blocks, so a stop inside emit
+      // leaves the flag set. What the guest wrote is sent all the same.
+      logBusy = false
+      flushLogs()
     },
     fire(id: number): void {
       const timer = timers[id]
