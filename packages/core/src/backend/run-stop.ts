@@ -137,6 +137,26 @@ export class RunStop {
   finish(): void {
     clearTimeout(this.timer)
     this.userSignal?.removeEventListener('abort', this.onUserAbort)
-    this.stop(new SandboxError('ABORTED', 'the run has ended'))
+    if (!this.controller.signal.aborted) this.controller.abort(runEndedError())
+  }
+}
+
+/**
+ * The reason every finished run's signals carry. Made without a stack trace: it would show only
+ * this file, and capturing one was about 40 µs of every run (a tenth of a pooled run's time).
+ */
+export function runEndedError(): SandboxError {
+  const limit = Error.stackTraceLimit
+  if (typeof limit !== 'number') return new SandboxError('ABORTED', 'the run has ended')
+  try {
+    Error.stackTraceLimit = 0
+  } catch {
+    // A frozen Error (a hardened realm): the stack is captured as usual.
+    return new SandboxError('ABORTED', 'the run has ended')
+  }
+  try {
+    return new SandboxError('ABORTED', 'the run has ended')
+  } finally {
+    Error.stackTraceLimit = limit
   }
 }

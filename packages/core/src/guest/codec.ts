@@ -166,10 +166,14 @@ export function createCodec(p: Primordials, plainJsonFactory?: typeof createPlai
     throw error
   }
 
-  const plainJson = plainJsonFactory === undefined ? undefined : plainJsonFactory(p)
+  // Made at the first object encoded: a run that only passes primitives (most tool calls and
+  // results) never pays for it, and every fresh engine sets up a codec. It reads only the
+  // primordials captured before any guest code ran, so making it later changes nothing.
+  let plainJson: ReturnType<typeof createPlainJson> | undefined
 
   function encode(value: unknown, budget: number, what: string): string {
-    if (plainJson !== undefined && typeof value === 'object' && value !== null) {
+    if (plainJsonFactory !== undefined && typeof value === 'object' && value !== null) {
+      if (plainJson === undefined) plainJson = plainJsonFactory(p)
       const plain = plainJson.write(value, budget)
       if (plain !== undefined) {
         if (plain.length > budget) limitError(what, budget)

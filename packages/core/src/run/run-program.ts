@@ -9,7 +9,7 @@ import { decodeValue, encodeValue, fitsUtf8, isLimitMarker, isUntaggedWire, utf8
 import { RunBridge } from './run-bridge.js'
 import { RunPauses, type PauseSupport } from '../durable/run-pauses.js'
 import { EventStream } from './event-stream.js'
-import { BACKEND_STOP_GRACE_MS, RunStop } from '../backend/run-stop.js'
+import { BACKEND_STOP_GRACE_MS, RunStop, runEndedError } from '../backend/run-stop.js'
 import { compileValidators } from './schema-validator.js'
 import { checkGlobalNames } from './check-options.js'
 import type { ToolRegistry } from './tool-registry.js'
@@ -149,7 +149,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         spans,
       )
     }
-    toolStop.abort(new SandboxError('ABORTED', 'the run has ended'))
+    if (!toolStop.signal.aborted) toolStop.abort(runEndedError())
     if (events !== undefined) {
       // Every call that had its tool-start gets its end before the result event, the last one.
       bridge.endPendingCalls(reason?.message ?? 'the run finished before the call answered')
