@@ -130,6 +130,13 @@ export function checkTargets(results) {
   for (const w of ['W4', 'W5']) {
     list.push(
       target(
+        `${w}-data-subprocess-same-hops`,
+        `${w}: cordon subprocess (engine children) ≤ 2× raw isolated-vm in a warm child (its best method, the same hops)`,
+        ratio(m(w, 'cordon-subprocess'), m(w, 'raw-ivm-child')),
+        2,
+        '≤',
+      ),
+      target(
         `${w}-data-quickjs-worker`,
         `${w}: cordon QuickJS (workers) ≤ 2× raw QuickJS in a worker thread (its best method)`,
         ratio(m(w, 'cordon-quickjs'), m(w, 'raw-quickjs-worker')),

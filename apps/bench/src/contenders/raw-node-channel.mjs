@@ -21,12 +21,15 @@ export class NodeChild {
     createInterface({ input: this.#proc.stdout }).on('line', (line) => this.#receive(JSON.parse(line)))
   }
 
-  /** Runs `code` (an async function body with `echo`, `log` and `data` in scope) and resolves `{ value, logs }`. */
-  run(code, dataJson) {
+  /**
+   * Runs `code` (an async function body with `echo`, `log` and `data` in scope) and resolves
+   * `{ value, logs }`. `json`: the result is JSON text the child passes on as it is (raw-ivm-child).
+   */
+  run(code, dataJson, json) {
     const id = this.#nextId++
     return new Promise((resolve, reject) => {
       this.#pending.set(id, { resolve, reject })
-      this.#proc.stdin.write(JSON.stringify({ id, code, dataJson }) + '\n')
+      this.#proc.stdin.write(JSON.stringify({ id, code, dataJson, json }) + '\n')
     })
   }
 
