@@ -4,60 +4,38 @@
 // lines travel inside those messages. Nothing else: no pool, no limits beyond raw-quickjs's.
 import { Worker } from 'node:worker_threads'
 import { ECHO_SUM, FIB_RESULT, bigDataJson, checkBigData, checkLogLines, expectEqual } from '../workloads.mjs'
+import { RawLink } from './raw-link.mjs'
 import { compileWasm } from './raw-quickjs.mjs'
 
 const ENTRY = new URL('./raw-quickjs-worker-thread.mjs', import.meta.url)
 
 class QuickJSWorker {
   #worker
-  #pending = new Map()
-  #nextId = 0
-  #echo
+  #link
   /** Resolves once the worker has its QuickJS module. */
   ready
 
   constructor(wasmModule, echo = (value) => value) {
-    this.#echo = echo
     // No flags of the host's (as cordon's workers): the bench's own are per-process ones.
     this.#worker = new Worker(ENTRY, { workerData: { wasmModule }, execArgv: [] })
+    this.#link = new RawLink((message) => this.#worker.postMessage(message), echo)
     this.ready = new Promise((resolve, reject) => {
       this.#worker.once('error', reject)
       this.#worker.once('exit', (code) => reject(new Error(`the worker exited (code ${code}) before it was ready`)))
-      this.#worker.on('message', (message) => (message.ready ? resolve() : this.#receive(message)))
+      this.#worker.on('message', (message) => (message.ready ? resolve() : this.#link.receive(message)))
     })
-    this.#worker.on('error', (error) => this.#failAll(error))
-    this.#worker.on('exit', (code) => this.#failAll(new Error(`the worker exited (code ${code})`)))
+    this.#worker.on('error', (error) => this.#link.failAll(error))
+    this.#worker.on('exit', (code) => this.#link.failAll(new Error(`the worker exited (code ${code})`)))
   }
 
   /** Runs workload `work` in a fresh runtime + context; resolves `{ value, logs }`. */
   run(work, dataJson) {
-    const id = this.#nextId++
-    return new Promise((resolve, reject) => {
-      this.#pending.set(id, { resolve, reject })
-      this.#worker.postMessage({ id, work, dataJson })
-    })
+    return this.#link.request({ work, dataJson })
   }
 
   /** Ends the thread, so that it keeps neither the process nor its memory. */
   async close() {
     await this.#worker.terminate()
-  }
-
-  #receive(message) {
-    if (message.call !== undefined) {
-      // The host's tool runs here, on the main thread, and may be async (as cordon's tools).
-      Promise.resolve(this.#echo(message.arg)).then((value) => this.#worker.postMessage({ reply: message.call, value }))
-      return
-    }
-    const waiter = this.#pending.get(message.id)
-    this.#pending.delete(message.id)
-    if (message.ok) waiter.resolve(message)
-    else waiter.reject(new Error(message.error))
-  }
-
-  #failAll(error) {
-    for (const waiter of this.#pending.values()) waiter.reject(error)
-    this.#pending.clear()
   }
 }
 
