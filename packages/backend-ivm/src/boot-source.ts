@@ -8,10 +8,11 @@ export const BOOT_FILENAME = 'cordon-runtime.js'
 
 /**
  * A function expression each fresh isolate compiles (from V8's code cache after the first, see
- * boot-script.ts) and calls once, before any guest code. Its arguments are host callbacks (plain functions in the guest):
- * $0 log, $1 call, $2 callSync, $3 timer, $4 done, $5 allocation failure; $6, the
- * isolate's memoryMb; and $7, the SharedArrayBuffer console entries are stored in (made into
- * `storeLog` before the realm is hardened, which guards its typed-array constructors). They are only ever held in closures here, never written to a global.
+ * boot-script.ts) and calls once, before any guest code. Its arguments are host callbacks (plain
+ * functions in the guest): $0 log, $1 call, $2 callSync, $3 timer, $4 done, $5 allocation
+ * failure; $6, the isolate's memoryMb; and $7, the SharedArrayBuffer console entries are stored
+ * in (made into `storeLog` before the realm is hardened, which guards its typed-array
+ * constructors). They are only ever held in closures here, never written to a global.
  * The returned array holds the four runtime functions the host keeps References to; the
  * runtime's functions do not use `this`, so calling them detached is fine. Everything crossing
  * back to the host goes through the sealed boundary (primitives only, see guest/boundary.ts).
