@@ -45,6 +45,9 @@ export const GUEST_SOURCES = {
   /** `call(arg)` gives the expression that calls the host's echo with `arg`. */
   echoLoop: (call) => `let s = 0; for (let i = 0; i < ${TOOL_CALLS}; i++) s += await ${call('i')}; return s`,
   logLoop: (logCall) => `for (let i = 0; i < ${LOG_LINES}; i++) ${logCall}('line', i)`,
+  /** W5 by the raw best method: the lines buffered in the guest, `end(expression)` giving them out as one string. */
+  bufferedLogs: (end = (expression) => expression) =>
+    `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; ${end("lines.join('\\n')")}`,
 }
 
 /** W4's record count: 8,000 make about 1 MB of JSON; --quick uses fewer (see plan.mjs). */

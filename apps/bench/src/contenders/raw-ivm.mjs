@@ -74,8 +74,7 @@ export const rawIvmContenders = [
             checkLogLines(lines)
           }),
           'buffered, one string out': once(async (context) => {
-            const code = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; lines.join('\\n')`
-            checkLogLines((await context.eval(code)).split('\n'))
+            checkLogLines((await context.eval(GUEST_SOURCES.bufferedLogs())).split('\n'))
           }),
         },
         W6: true,
@@ -90,8 +89,6 @@ export const rawIvmContenders = [
       const { version, path } = loadIsolatedVm()
       const child = new NodeChild(undefined, ['--no-node-snapshot', CHILD_SCRIPT, path])
       const W2_CALL = (arg) => `echo.apply(undefined, [${arg}], { result: { promise: true, copy: true } })`
-      // W4 and W5 by the raw best method in an isolate (JSON text; lines buffered, one string out).
-      const W5_CODE = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; return lines.join('\\n')`
       return {
         id: 'raw-ivm-child',
         name: `raw isolated-vm ${version} in a warm child (new isolate per run, stdio JSON)`,
@@ -100,8 +97,9 @@ export const rawIvmContenders = [
         W1: async () => expectEqual('W1', (await child.run('return 1 + 2')).value, 3),
         W2: async () => expectEqual('W2', (await child.run(GUEST_SOURCES.echoLoop(W2_CALL))).value, ECHO_SUM),
         W3: async () => expectEqual('W3', (await child.run(`${GUEST_SOURCES.fib} return fib(${FIB_N})`)).value, FIB_RESULT),
+        // W4 and W5 by the raw best method in an isolate: JSON text, and lines buffered in the guest.
         W4: async () => checkBigData((await child.run('return JSON.stringify(JSON.parse(dataJson))', bigDataJson(), true)).value),
-        W5: async () => checkLogLines((await child.run(W5_CODE)).value.split('\n')),
+        W5: async () => checkLogLines((await child.run(GUEST_SOURCES.bufferedLogs((lines) => `return ${lines}`))).value.split('\n')),
         dispose: () => child.close(),
       }
     },

@@ -79,8 +79,7 @@ export const IN_ENGINE = {
   },
   /** W5's best method: the guest buffers its lines and one string comes out. */
   W5: ({ context }) => {
-    const code = `const lines = []; const log = (...a) => { lines.push(a.join(' ')) }; ${GUEST_SOURCES.logLoop('log')}; lines.join('\\n')`
-    return evalWith(context, code, (h) => context.getString(h))
+    return evalWith(context, GUEST_SOURCES.bufferedLogs(), (h) => context.getString(h))
   },
 }
 
