@@ -58,14 +58,20 @@ const MAX_HEAP_INSTANCE_WORDS = 8
 /** ...and per-instance words in all (the C stack's leftovers included). */
 const MAX_INSTANCE_WORDS = 64
 
-/** Takes and checks the image. Resolves undefined when any check fails. */
+/**
+ * Takes and checks the image. Resolves undefined when any check fails.
+ *
+ * The instances' memories are compared where they live, a slice at a time with a turn of the
+ * event loop between slices: a copy of each (16 MiB, mostly never touched) and one long scan
+ * held the thread for hundreds of milliseconds where first touches of memory are slow (a fresh
+ * VM), which in inline mode stalled the host's event loop and in a worker held up the runs sent to it.
+ */
 export async function captureEngineImage(engine: Engine, steps: Preparation): Promise<EngineImage | undefined> {
   const instances: { runtime: QuickJSRuntime; context: QuickJSContext }[] = []
   interface Taken {
-    bytes: Uint8Array
+    memory: WebAssembly.Memory
     runtime: number
     context: number
-    memory: WebAssembly.Memory
     made: { runtime: QuickJSRuntime; context: QuickJSContext }
   }
   const instance = async (prepare: boolean): Promise<Taken> => {
@@ -73,13 +79,8 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     const made = steps.makeBare(await engine.instantiate(guard))
     instances.push(made)
     if (prepare) steps.evaluate(made.context, made.runtime)
-    return {
-      bytes: new Uint8Array(guard.memory.buffer).slice(),
-      runtime: pointerOf(made.runtime, 'rt'),
-      context: pointerOf(made.context, 'ctx'),
-      memory: guard.memory,
-      made,
-    }
+    await nextTurn()
+    return { memory: guard.memory, runtime: pointerOf(made.runtime, 'rt'), context: pointerOf(made.context, 'ctx'), made }
   }
   try {
     const first = await instance(true)
@@ -87,27 +88,27 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     const bare = await instance(false)
     const otherBare = await instance(false)
     const samePointers = [second, bare, otherBare].every((other) => other.runtime === first.runtime && other.context === first.context)
-    if (!samePointers || first.runtime <= 0 || first.bytes.length !== second.bytes.length) return undefined
-    if (bare.bytes.length !== otherBare.bytes.length) return undefined
+    const size = first.memory.buffer.byteLength
+    if (!samePointers || first.runtime <= 0 || second.memory.buffer.byteLength !== size) return undefined
+    if (bare.memory.buffer.byteLength !== size || otherBare.memory.buffer.byteLength !== size) return undefined
     // The words each instance fills for itself, which the patch leaves alone. In the heap they must
     // be the same in prepared and bare instances (so a bare engine holds its own value of the same
     // thing there); below it, in the C stack, what calls left behind may differ anywhere.
-    const prepared = instanceWords(first.bytes, second.bytes)
-    const bares = instanceWords(bare.bytes, otherBare.bytes)
+    const prepared = await instanceWords(first.memory, second.memory)
+    const bares = await instanceWords(bare.memory, otherBare.memory)
     if (prepared === undefined || bares === undefined) return undefined
     const inHeap = (word: number): boolean => word >= engine.heapStartBytes
     const heapWords = prepared.filter(inHeap)
     if (heapWords.length > MAX_HEAP_INSTANCE_WORDS || !sameWords(heapWords, bares.filter(inHeap))) return undefined
-    const words = [...new Set([...prepared, ...bares])]
+    const words = [...new Set([...prepared, ...bares])].sort((a, b) => a - b)
+    // Towards the prepared memory with the bare engine's own values in those words; taken before
+    // randomStateWord runs code in `first`.
+    const patches = await patchesBetween(bare.memory, first.memory, words)
+    if (patches === undefined) return undefined
     const seedAddress = randomStateWord(first, heapWords)
     if (seedAddress === undefined) return undefined
-    // The prepared memory with the bare engine's own values in those words: what to patch towards.
-    const target = first.bytes.slice()
-    for (const word of words) target.set(bare.bytes.subarray(word, word + 8), word)
-    const patches = patchesBetween(bare.bytes, target)
-    if (patches.reduce((sum, patch) => sum + patch.bytes.length, 0) > MAX_PATCH_BYTES) return undefined
     const image: EngineImage = {
-      pages: first.bytes.length / WASM_PAGE_BYTES,
+      pages: size / WASM_PAGE_BYTES,
       runtimePointer: first.runtime,
       contextPointer: first.context,
       seedAddress,
@@ -145,14 +146,33 @@ export function applyEngineImage(
   return true
 }
 
+/** Bytes compared between two turns of the event loop (see captureEngineImage). */
+const SLICE_BYTES = 1024 * 1024
+
+/** Lets the thread's other work (a run sent to a worker, the host's own callbacks inline) go first. */
+function nextTurn(): Promise<void> {
+  return new Promise((resolve) => {
+    if (typeof setImmediate === 'function') setImmediate(resolve)
+    else setTimeout(resolve, 0)
+  })
+}
+
 /** The aligned 8-byte words in which two instances made the same way differ (a few at most), ascending. */
-function instanceWords(a: Uint8Array, b: Uint8Array): number[] | undefined {
+async function instanceWords(a: WebAssembly.Memory, b: WebAssembly.Memory): Promise<number[] | undefined> {
   const words: number[] = []
-  for (let i = 0; i < a.length; i++) {
-    if (a[i] === b[i]) continue
-    const start = i - (i % 8)
-    if (words[words.length - 1] !== start) words.push(start)
-    if (words.length > MAX_INSTANCE_WORDS) return undefined
+  // Compared as 32-bit halves; a word differs when either half does.
+  const x = new Int32Array(a.buffer)
+  const y = new Int32Array(b.buffer)
+  const step = SLICE_BYTES / 4
+  for (let from = 0; from < x.length; from += step) {
+    const to = Math.min(x.length, from + step)
+    for (let i = from; i < to; i++) {
+      if (x[i] === y[i]) continue
+      const start = i * 4 - ((i * 4) % 8)
+      if (words[words.length - 1] !== start) words.push(start)
+      if (words.length > MAX_INSTANCE_WORDS) return undefined
+    }
+    await nextTurn()
   }
   return words
 }
@@ -180,18 +200,47 @@ function randomStateWord(
   return changed.length === 1 ? changed[0] : undefined
 }
 
-function patchesBetween(from: Uint8Array, to: Uint8Array): EngineImage['patches'] {
+/**
+ * The patches that turn `from` (a bare instance) into `to` (a prepared one), but for the aligned
+ * 8-byte `skipped` words (ascending), which keep `from`'s bytes. Undefined past MAX_PATCH_BYTES.
+ */
+async function patchesBetween(
+  fromMemory: WebAssembly.Memory,
+  toMemory: WebAssembly.Memory,
+  skipped: readonly number[],
+): Promise<EngineImage['patches'] | undefined> {
+  const from = new Uint8Array(fromMemory.buffer)
+  const to = new Uint8Array(toMemory.buffer)
+  const skippedSet = new Set(skipped)
+  const same = (i: number): boolean => from[i] === to[i] || skippedSet.has(i - (i % 8))
+  // Equal stretches are skipped four bytes at a time.
+  const from32 = new Int32Array(fromMemory.buffer)
+  const to32 = new Int32Array(toMemory.buffer)
   const patches: { at: number; bytes: Uint8Array }[] = []
+  let total = 0
   let i = 0
+  let nextYield = SLICE_BYTES
   while (i < to.length) {
-    if (from[i] === to[i]) {
+    if (i >= nextYield) {
+      await nextTurn()
+      nextYield = i + SLICE_BYTES
+    }
+    if (i % 4 === 0 && from32[i / 4] === to32[i / 4]) {
+      i += 4
+      continue
+    }
+    if (same(i)) {
       i++
       continue
     }
     let end = i + 1
-    for (let equal = 0; end < to.length && equal < PATCH_GAP; end++) equal = from[end] === to[end] ? equal + 1 : 0
-    while (end > i + 1 && from[end - 1] === to[end - 1]) end--
-    patches.push({ at: i, bytes: to.slice(i, end) })
+    for (let equal = 0; end < to.length && equal < PATCH_GAP; end++) equal = same(end) ? equal + 1 : 0
+    while (end > i + 1 && same(end - 1)) end--
+    const bytes = to.slice(i, end)
+    for (let at = i; at < end; at++) if (skippedSet.has(at - (at % 8))) bytes[at - i] = from[at] as number
+    patches.push({ at: i, bytes })
+    total += bytes.length
+    if (total > MAX_PATCH_BYTES) return undefined
     i = end
   }
   return patches

@@ -60,6 +60,26 @@ describe('engine image', () => {
     }
   })
 
+  test('is taken a slice at a time: the thread (the host’s, inline) turns its event loop in between', async () => {
+    const engine = await load()
+    // A stack size no other test uses: an image of its own, taken now.
+    const stackBytes = settings.maxStackSizeBytes + 4096
+    let turns = 0
+    let counting = true
+    const count = () => {
+      if (!counting) return
+      turns++
+      setImmediate(count)
+    }
+    setImmediate(count)
+    const image = await engineImage(engine, stackBytes)
+    counting = false
+    expect(image).toBeDefined()
+    // Two comparisons of whole 16 MiB memories, 1 MiB per turn (one copy and one pass each held
+    // the thread for hundreds of ms on a fresh VM, where first touches of memory are slow).
+    expect(turns).toBeGreaterThanOrEqual((2 * engine.initialPages * 65536) / (1024 * 1024))
+  })
+
   test('a bare engine whose pointers are not the image’s is left alone', async () => {
     const engine = await load()
     const image = await engineImage(engine, settings.maxStackSizeBytes)

@@ -114,8 +114,18 @@ describe("console entries of a guest that goes on computing (the worker's interr
     const { backend, links } = backendWithLinks()
     const sandbox = createSandbox(backend)
     disposables.push(sandbox)
-    const running = sandbox.run(program, { timeoutMs: 20_000 })
-    await new Promise((resolve) => setTimeout(resolve, 200))
+    let streamed = 0
+    let allStreamed = () => {}
+    const streamedAll = new Promise<void>((resolve) => (allStreamed = resolve))
+    const running = sandbox.run(program, {
+      timeoutMs: 20_000,
+      onEvent(event) {
+        if (event.type === 'log' && ++streamed === entries.length) allStreamed()
+      },
+    })
+    // Killed only once the interrupt checks pulled every entry out of the spinning worker (a fixed
+    // wait raced a cold worker on a loaded machine): what reached the host must stay in the result.
+    await Promise.race([streamedAll, running])
     links[0]?.kill()
     const result = await running
     expect(result).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
