@@ -21,7 +21,7 @@ import { preemptionChecks } from './groups/preemption.js'
 import { toolsChecks } from './groups/tools.js'
 import { sessionsChecks } from './groups/sessions.js'
 import { valuesChecks } from './groups/values.js'
-import { checkTimeoutMs, createGroupFixture, resolveConformanceOptions, runCheckOn, skipReason } from './runner.js'
+import { checkTimeoutMs, createGroupFixture, resolveConformanceOptions, runCheckOn, skipReason, warmUp } from './runner.js'
 import type { GroupFixture } from './runner.js'
 import type { BackendFactory, ConformanceCheck, ConformanceGroup, ConformanceOptions } from './types.js'
 
@@ -70,6 +70,7 @@ export function describeChecks(
     let fixture: GroupFixture | undefined
     beforeAll(async () => {
       fixture = await createGroupFixture(factory)
+      await warmUp(fixture)
     }, HOOK_TIMEOUT_MS)
     afterAll(async () => {
       await fixture?.dispose()

@@ -1,5 +1,16 @@
 import type { ToolContext } from '@cordon/core'
-import { expectDeadline, expectError, expectHealthy, expectLimitName, logMessages, sleep, timedRun } from '../harness/run.js'
+import {
+  expectDeadline,
+  expectError,
+  expectHealthy,
+  expectLimitName,
+  loggedAnything,
+  logMessages,
+  sleep,
+  timedRun,
+  timedRunThatStarts,
+  type TimedResult,
+} from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 
@@ -13,7 +24,8 @@ function timeout(name: string, body: string, toolNeverResolves = false): Conform
     async run({ sandbox, options }) {
       const tools = toolNeverResolves ? { 't.never': { execute: () => new Promise<never>(() => {}) } } : undefined
       const code = `console.log('before')\n${body}`
-      const timed = await timedRun(sandbox, code, { timeoutMs: TIMEOUT_MS, tools }, TIMEOUT_MS + options.timeoutSlackMs + 2_000)
+      const budgetMs = TIMEOUT_MS + options.timeoutSlackMs + 2_000
+      const timed = await timedRunThatStarts(sandbox, code, { timeoutMs: TIMEOUT_MS, tools }, loggedAnything, budgetMs)
       expectLimitName(expectDeadline(timed, 'TIMEOUT', TIMEOUT_MS, options.timeoutSlackMs), 'timeoutMs', TIMEOUT_MS)
       expectSameValue(logMessages(timed.result), ['before'], 'the logs before the timeout')
       await expectHealthy(sandbox, 'a TIMEOUT')
@@ -40,10 +52,15 @@ export const timeLimitChecks: ConformanceCheck[] = [
             new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve((toolSawAbort = true)))),
         },
       }
-      const controller = new AbortController()
-      setTimeout(() => controller.abort(), 150)
       const code = "console.log('before')\nawait Promise.all([t.wait(), new Promise((resolve) => setTimeout(resolve, 60000))])"
-      const timed = await timedRun(sandbox, code, { tools, signal: controller.signal, timeoutMs: 30_000 })
+      let timed: TimedResult | undefined
+      // Each try has an abort of its own, 150 ms after its run() call (see timedRunThatStarts).
+      for (let tries = 0; tries < 3 && (timed === undefined || !loggedAnything(timed)); tries++) {
+        const controller = new AbortController()
+        setTimeout(() => controller.abort(), 150)
+        timed = await timedRun(sandbox, code, { tools, signal: controller.signal, timeoutMs: 30_000 })
+      }
+      if (timed === undefined) throw new Error('no run')
       expectDeadline(timed, 'ABORTED', 150, options.timeoutSlackMs)
       expectSameValue(logMessages(timed.result), ['before'], 'the logs before the abort')
       for (let i = 0; i < 20 && !toolSawAbort; i++) await sleep(10)

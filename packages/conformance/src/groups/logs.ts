@@ -1,5 +1,14 @@
 import type { LogEntry } from '@cordon/core'
-import { expectDeadline, expectError, expectOk, logMessages, summarize, timedRun } from '../harness/run.js'
+import {
+  expectDeadline,
+  expectError,
+  expectOk,
+  loggedAnything,
+  logMessages,
+  summarize,
+  timedRun,
+  timedRunThatStarts,
+} from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 
@@ -88,9 +97,8 @@ export const logsChecks: readonly ConformanceCheck[] = [
     group: 'logs',
     name: 'logs are kept when the run times out',
     async run({ sandbox, options }) {
-      const timed = await timedRun(sandbox, "console.log('before'); await new Promise(() => setTimeout(() => {}, 60000))", {
-        timeoutMs: 200,
-      })
+      const code = "console.log('before'); await new Promise(() => setTimeout(() => {}, 60000))"
+      const timed = await timedRunThatStarts(sandbox, code, { timeoutMs: 200 }, loggedAnything)
       expectDeadline(timed, 'TIMEOUT', 200, options.timeoutSlackMs)
       expectSameValue(logMessages(timed.result), ['before'], 'the log messages')
     },
@@ -101,7 +109,7 @@ export const logsChecks: readonly ConformanceCheck[] = [
     async run({ sandbox, options }) {
       // Entries travel in batches per turn of the guest: a turn cut short by the deadline must still deliver its own.
       const code = "for (let i = 0; i < 40; i++) console.log('line', i)\nwhile (true) {}"
-      const timed = await timedRun(sandbox, code, { timeoutMs: 300 })
+      const timed = await timedRunThatStarts(sandbox, code, { timeoutMs: 300 }, loggedAnything)
       expectDeadline(timed, 'TIMEOUT', 300, options.timeoutSlackMs)
       const expected = Array.from({ length: 40 }, (_, i) => `line ${i}`)
       expectSameValue(logMessages(timed.result), expected, 'the log messages')
@@ -160,7 +168,7 @@ export const logsChecks: readonly ConformanceCheck[] = [
     group: 'logs',
     name: 'a log flood ends in TIMEOUT with at most maxLogEntries entries',
     async run({ sandbox, options }) {
-      const timed = await timedRun(sandbox, 'let i = 0; for (;;) console.log(i++)', { timeoutMs: 300 })
+      const timed = await timedRunThatStarts(sandbox, 'let i = 0; for (;;) console.log(i++)', { timeoutMs: 300 }, loggedAnything)
       expectDeadline(timed, 'TIMEOUT', 300, options.timeoutSlackMs)
       const { logs } = timed.result
       if (logs.length > 100) throw new Error(`kept ${logs.length} entries, over the default maxLogEntries of 100`)

@@ -1,5 +1,5 @@
 import type { RunEvent } from '@cordon/core'
-import { expectDeadline, expectError, expectHealthy, logMessages, timedRun } from '../harness/run.js'
+import { expectDeadline, expectError, expectHealthy, loggedAnything, logMessages, timedRun, timedRunThatStarts } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 
@@ -51,7 +51,9 @@ export const preemptionChecks: ConformanceCheck[] = [
         value: timed,
         ticks,
         maxGapMs,
-      } = await ticksDuring(() => timedRun(sandbox, "console.log('spinning')\nwhile (true) {}", { timeoutMs: SPIN_MS }))
+      } = await ticksDuring(() =>
+        timedRunThatStarts(sandbox, "console.log('spinning')\nwhile (true) {}", { timeoutMs: SPIN_MS }, loggedAnything),
+      )
       expectDeadline(timed, 'TIMEOUT', SPIN_MS, options.timeoutSlackMs)
       expectTurning(ticks, maxGapMs, `during a ${SPIN_MS} ms spin`)
       expectSameValue(logMessages(timed.result), ['spinning'], 'the logs before the spin')

@@ -1,6 +1,17 @@
 import type { ToolContext, ToolSet } from '@cordon/core'
 import { hostTraces } from '../harness/host-paths.js'
-import { expectDeadline, expectError, expectHealthy, expectLimitName, expectOk, runOk, sleep, summarize, timedRun } from '../harness/run.js'
+import {
+  expectDeadline,
+  expectError,
+  expectHealthy,
+  expectLimitName,
+  expectOk,
+  runOk,
+  sleep,
+  summarize,
+  timedRun,
+  timedRunThatStarts,
+} from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 import { toolLimitChecks } from './tools-limits.js'
@@ -186,15 +197,17 @@ const coreChecks: ConformanceCheck[] = [
     group: 'tools',
     name: "on timeout a pending tool's ctx.signal is aborted",
     async run({ sandbox, options }) {
+      let called = false
       let sawAbort = false
       const execute = (_: unknown, ctx: ToolContext) =>
         new Promise((resolve) => {
+          called = true
           ctx.signal.addEventListener('abort', () => {
             sawAbort = true
             resolve('aborted')
           })
         })
-      const timed = await timedRun(sandbox, 'await t.wait()', { tools: { 't.wait': { execute } }, timeoutMs: 200 })
+      const timed = await timedRunThatStarts(sandbox, 'await t.wait()', { tools: { 't.wait': { execute } }, timeoutMs: 200 }, () => called)
       expectDeadline(timed, 'TIMEOUT', 200, options.timeoutSlackMs)
       for (let i = 0; i < 20 && !sawAbort; i++) await sleep(10)
       if (!sawAbort) throw new Error("the pending tool's ctx.signal was not aborted")

@@ -30,6 +30,31 @@ export async function timedRun(sandbox: Sandbox, code: string, options?: RunOpti
   return { result, elapsedMs: performance.now() - started }
 }
 
+/** Runs of a check that needs its guest to have started (see timedRunThatStarts). */
+const START_TRIES = 3
+
+/**
+ * `timedRun` for a check whose point needs the guest to have started before its deadline: a
+ * line logged, a tool called. On a loaded machine a run can wait that long for its engine (a
+ * child being spawned, a busy worker) and end TIMEOUT before its first statement, which says
+ * nothing about what the check tests; such a run is tried again, up to START_TRIES runs in all.
+ * A backend that loses what its guest did fails every try.
+ */
+export async function timedRunThatStarts(
+  sandbox: Sandbox,
+  code: string,
+  options: RunOptions,
+  started: (timed: TimedResult) => boolean,
+  budgetMs?: number,
+): Promise<TimedResult> {
+  let timed = await timedRun(sandbox, code, options, budgetMs)
+  for (let tries = 1; tries < START_TRIES && !started(timed); tries++) timed = await timedRun(sandbox, code, options, budgetMs)
+  return timed
+}
+
+/** For timedRunThatStarts: the guest logged something. */
+export const loggedAnything = (timed: TimedResult): boolean => timed.result.logs.length > 0
+
 /** Runs code that must succeed and returns its value. */
 export async function runOk(sandbox: Sandbox, code: string, options?: RunOptions, budgetMs?: number): Promise<unknown> {
   const { result } = await timedRun(sandbox, code, options, budgetMs)
