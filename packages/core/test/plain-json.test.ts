@@ -276,3 +276,38 @@ describe('the fast path inside a guest', () => {
     expect(getter.ok === false && getter.error.message).toMatch(/getter or setter property \(at \$\.g\)/)
   })
 })
+
+describe('decodeTrusted (a host wire entering a guest: plain JSON text skips the walk)', () => {
+  const codec = createCodec(capturePrimordials(), createPlainJson)
+  const roundTrip = (value: unknown) => {
+    const wire = codec.encode(value, 1e7, 'the value')
+    expect(codec.decodeTrusted(wire)).toStrictEqual(codec.decode(wire))
+  }
+
+  it('decodes what decode does, tags, escapes and look-alike strings included', () => {
+    const cases: unknown[] = [
+      { a: [1, 'two', null, true], b: { c: -2.5 } },
+      { s: '{"$":"date","v":0}', t: '{"$"', nested: ['{\\"$\\"'] },
+      { $: 'an own $ key is escaped', v: 1 },
+      { when: new Date(0), n: [undefined, NaN, -0, 10n], m: new Map([[1, new Set(['x'])]]) },
+      [new Uint8Array([1, 2]), { deep: [[[{ $: 1 }]]] }],
+      'plain string',
+      42,
+    ]
+    for (const value of cases) roundTrip(value)
+  })
+
+  it('agrees with decode on random values', () => {
+    const leaf = fc.oneof(
+      fc.constantFrom(-0, NaN, Infinity, undefined, 1n, '$', '{"$"'),
+      fc.string({ unit: 'binary' }),
+      fc.double(),
+      fc.date({ noInvalidDate: true }),
+      fc.constant(null),
+    )
+    const value = fc.letrec((tie) => ({
+      node: fc.oneof({ depthSize: 'small' }, leaf, fc.array(tie('node')), fc.dictionary(fc.string(), tie('node'))),
+    })).node
+    fc.assert(fc.property(fc.oneof(fc.jsonValue(), value), roundTrip), { numRuns: 400 })
+  })
+})

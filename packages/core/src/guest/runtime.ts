@@ -642,7 +642,7 @@ export function cordonGuestRuntime(
       }
       let value: unknown
       try {
-        value = codec.decode(payload)
+        value = codec.decodeTrusted(payload)
       } catch (error) {
         entry.reject(error)
         return
@@ -651,7 +651,7 @@ export function cordonGuestRuntime(
     },
     answer(ok: boolean, payload: string): unknown {
       if (!ok) throw toolErrorFrom(payload)
-      return codec.decode(payload)
+      return codec.decodeTrusted(payload)
     },
     flushLogs(pull?: boolean): void {
       if (finished || (pull === true && logBusy)) return
