@@ -5,6 +5,11 @@
  * pool serves one run, or one session until it ends; it is never handed out again.
  * Idle children do not keep the host process alive; `dispose` kills every child the pool
  * ever started that is still running (spares, runs, sessions) and waits.
+ *
+ * Children start one per turn of the event loop. Starting a process blocks the host's thread
+ * (fork: a few ms, 10-100 ms on a loaded VM), and a burst of runs with no spare, or a refill of
+ * several spares, used to start them all in one turn: the deadline timers of runs in flight then
+ * fired hundreds of ms late.
  */
 import type { GuestChild } from './guest-child.js'
 
@@ -22,6 +27,10 @@ export class WarmPool {
   private readonly buckets = new Map<number, Bucket>()
   private readonly live = new Set<GuestChild>()
   private disposed = false
+  /** Settles when the last child start that was asked for has happened (see spawnTurn). */
+  private lastSpawn: Promise<void> = Promise.resolve()
+  /** The refill under way per memoryMb key. */
+  private readonly refills = new Map<number, Promise<void>>()
   /** The last failure of a background start, for diagnostics. */
   lastStartError: string | undefined
 
@@ -36,25 +45,30 @@ export class WarmPool {
     if (this.disposed) throw new Error('the pool was disposed')
     const bucket = this.bucket(memoryMb)
     const index = bucket.spare.findIndex((child) => child.isReady)
-    const child = index >= 0 ? bucket.spare.splice(index, 1)[0]! : (bucket.spare.shift() ?? this.spawn(memoryMb))
+    let child = index >= 0 ? bucket.spare.splice(index, 1)[0] : bucket.spare.shift()
+    if (child === undefined) {
+      await this.spawnTurn()
+      if (this.disposed) throw new Error('the pool was disposed')
+      child = this.spawn(memoryMb)
+    }
     child.setRef(true)
     // Starting a process blocks the host for a few ms (fork), so the replacement is started
     // after a short run ends (`replenish`) or, for a longer run, a little after it began.
-    setTimeout(() => this.refill(memoryMb), REFILL_DELAY_MS).unref()
+    setTimeout(() => void this.refill(memoryMb), REFILL_DELAY_MS).unref()
     await child.ready
     return child
   }
 
   /** A run on a child of `memoryMb` ended: top the spares up now. */
   replenish(memoryMb: number): void {
-    setImmediate(() => this.refill(memoryMb))
+    setImmediate(() => void this.refill(memoryMb))
   }
 
   /** Fills the key's spares and resolves when they are ready (or failed). */
   async warm(memoryMb: number): Promise<void> {
     if (this.disposed) return
     const bucket = this.bucket(memoryMb)
-    this.refill(memoryMb)
+    await this.refill(memoryMb)
     // Spares do not keep the host alive; while someone waits for them, they must.
     const waiting = bucket.spare.filter((child) => !child.isReady)
     for (const child of waiting) child.setRef(true)
@@ -94,11 +108,24 @@ export class WarmPool {
     return bucket
   }
 
-  private refill(memoryMb: number): void {
-    const bucket = this.buckets.get(memoryMb)
-    if (this.disposed || bucket === undefined) return
-    bucket.spare = bucket.spare.filter((child) => child.alive)
-    while (bucket.spare.length < this.size) {
+  /** Starts spares for the key, one per turn, until it has `size`; one refill per key at a time. */
+  private refill(memoryMb: number): Promise<void> {
+    let refill = this.refills.get(memoryMb)
+    if (refill === undefined) {
+      refill = this.fill(memoryMb).finally(() => this.refills.delete(memoryMb))
+      this.refills.set(memoryMb, refill)
+    }
+    return refill
+  }
+
+  private async fill(memoryMb: number): Promise<void> {
+    for (;;) {
+      const bucket = this.buckets.get(memoryMb)
+      if (this.disposed || bucket === undefined) return
+      bucket.spare = bucket.spare.filter((child) => child.alive)
+      if (bucket.spare.length >= this.size) return
+      await this.spawnTurn()
+      if (this.disposed || this.buckets.get(memoryMb) !== bucket) return
       let child: GuestChild
       try {
         child = this.spawn(memoryMb)
@@ -112,6 +139,13 @@ export class WarmPool {
         this.lastStartError = error.message
       })
     }
+  }
+
+  /** Resolves when the caller may start a child: one start per turn of the event loop. */
+  private spawnTurn(): Promise<void> {
+    const turn = this.lastSpawn.then(() => new Promise<void>((resolve) => setImmediate(resolve)))
+    this.lastSpawn = turn
+    return turn
   }
 
   private shrink(memoryMb: number): void {

@@ -217,15 +217,18 @@ const coreChecks: ConformanceCheck[] = [
     group: 'tools',
     name: 'a tool result arriving after the run ended is ignored',
     async run({ sandbox, options }) {
+      let called = false
       let finished = false
       const execute = async () => {
+        called = true
         await sleep(300)
         finished = true
         return 'late'
       }
-      const timed = await timedRun(sandbox, 'await t.slow()', { tools: { 't.slow': { execute } }, timeoutMs: 100 })
+      const timed = await timedRunThatStarts(sandbox, 'await t.slow()', { tools: { 't.slow': { execute } }, timeoutMs: 100 }, () => called)
       const error = expectDeadline(timed, 'TIMEOUT', 100, options.timeoutSlackMs)
       expectLimitName(error, 'timeoutMs', 100)
+      if (!called) throw new Error('the guest never called the tool before its 100 ms deadline, in three runs')
       while (!finished) await sleep(20)
       await sleep(20)
       await expectHealthy(sandbox, 'a late tool result')
