@@ -4,18 +4,19 @@
  * deadline still wins; a bad value or a sync tool with a timeout is the host's mistake.
  */
 import type { ToolSet } from '@cordon/core'
-import { expectError, expectHealthy, expectHostError, runOk, timedRun } from '../harness/run.js'
+import { expectError, expectHealthy, expectHostError, runOk, timedRun, triedUntilStarted } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 
 /** A tool that answers only when its signal aborts, and records that it did. */
-function stuckTool(timeoutMs: number): { tools: ToolSet; state: { aborted: boolean; reason: unknown } } {
-  const state = { aborted: false, reason: undefined as unknown }
+function stuckTool(timeoutMs: number): { tools: ToolSet; state: { called: boolean; aborted: boolean; reason: unknown } } {
+  const state = { called: false, aborted: false, reason: undefined as unknown }
   const tools: ToolSet = {
     'slow.wait': {
       timeoutMs,
       execute: (_args: unknown, { signal }) =>
         new Promise<never>(() => {
+          state.called = true
           signal.addEventListener('abort', () => {
             state.aborted = true
             state.reason = signal.reason
@@ -60,9 +61,18 @@ export const toolTimeoutChecks: ConformanceCheck[] = [
     group: 'tools',
     name: "the run's deadline wins over a longer tool timeoutMs: TIMEOUT, and the tool's signal aborts",
     async run({ sandbox }) {
-      const { tools, state } = stuckTool(60_000)
-      const { result } = await timedRun(sandbox, 'await slow.wait()', { tools, timeoutMs: 300 })
+      let stuck = stuckTool(60_000)
+      // A run that timed out before it called the tool (a slow start) says nothing here: tried again.
+      const { result } = await triedUntilStarted(
+        () => {
+          stuck = stuckTool(60_000)
+          return timedRun(sandbox, 'await slow.wait()', { tools: stuck.tools, timeoutMs: 300 })
+        },
+        () => stuck.state.called,
+      )
+      const { state } = stuck
       expectError(result, 'TIMEOUT')
+      if (!state.called) throw new Error('the tool was never called')
       if (!state.aborted) throw new Error("the tool's signal did not abort at the run's deadline")
     },
   },

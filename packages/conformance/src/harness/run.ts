@@ -47,9 +47,14 @@ export async function timedRunThatStarts(
   started: (timed: TimedResult) => boolean,
   budgetMs?: number,
 ): Promise<TimedResult> {
-  let timed = await timedRun(sandbox, code, options, budgetMs)
-  for (let tries = 1; tries < START_TRIES && !started(timed); tries++) timed = await timedRun(sandbox, code, options, budgetMs)
-  return timed
+  return triedUntilStarted(() => timedRun(sandbox, code, options, budgetMs), started)
+}
+
+/** The retry of timedRunThatStarts for any kind of attempt: up to START_TRIES attempts, the last one returned. */
+export async function triedUntilStarted<T>(attempt: () => Promise<T>, started: (outcome: T) => boolean): Promise<T> {
+  let outcome = await attempt()
+  for (let tries = 1; tries < START_TRIES && !started(outcome); tries++) outcome = await attempt()
+  return outcome
 }
 
 /** For timedRunThatStarts: the guest logged something. */
