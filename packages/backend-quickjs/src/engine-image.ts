@@ -16,7 +16,8 @@ import { MemoryGuard, WASM_PAGE_BYTES } from './memory-guard.js'
  * and never patched, so every copy keeps its own; Math.random's state (the word that changes
  * when the guest calls it) is then drawn anew from crypto.getRandomValues for every copy.
  *
- * Everything is checked when the image is taken (the pointers of four instances agree, two
+ * Only memory below the four instances' heaps is compared (see writtenBelow); above them nothing
+ * was written. Everything is checked when the image is taken (the pointers of four instances agree, two
  * preparations differ in the same few words as two bare instances, one of them inside the context
  * is Math.random's, a patched copy runs a program), and every copy checks its pointers again. When
  * a check fails there is no image and every engine evaluates the sources, as it always could.
@@ -28,6 +29,8 @@ export interface EngineImage {
   readonly contextPointer: number
   /** Address of Math.random's 64-bit state. */
   readonly seedAddress: number
+  /** The memories were compared below this address; above it no instance had written anything. */
+  readonly comparedBytes: number
   readonly patches: readonly { readonly at: number; readonly bytes: Uint8Array }[]
 }
 
@@ -72,15 +75,19 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     memory: WebAssembly.Memory
     runtime: number
     context: number
+    /** No byte at or above it was written (see writtenBelow); the memory's size when unknown. */
+    end: number
     made: { runtime: QuickJSRuntime; context: QuickJSContext }
   }
   const instance = async (prepare: boolean): Promise<Taken> => {
     const guard = new MemoryGuard(engine.initialPages, engine.capPagesFor(256))
-    const made = steps.makeBare(await engine.instantiate(guard))
+    const module = await engine.instantiate(guard)
+    const made = steps.makeBare(module)
     instances.push(made)
     if (prepare) steps.evaluate(made.context, made.runtime)
+    const end = writtenBelow(module, engine.heapStartBytes) ?? guard.memory.buffer.byteLength
     await nextTurn()
-    return { memory: guard.memory, runtime: pointerOf(made.runtime, 'rt'), context: pointerOf(made.context, 'ctx'), made }
+    return { memory: guard.memory, runtime: pointerOf(made.runtime, 'rt'), context: pointerOf(made.context, 'ctx'), end, made }
   }
   try {
     const first = await instance(true)
@@ -94,8 +101,11 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     // The words each instance fills for itself, which the patch leaves alone. In the heap they must
     // be the same in prepared and bare instances (so a bare engine holds its own value of the same
     // thing there); below it, in the C stack, what calls left behind may differ anywhere.
-    const prepared = await instanceWords(first.memory, second.memory)
-    const bares = await instanceWords(bare.memory, otherBare.memory)
+    // Above every instance's heap, all four memories are untouched zeros: not read at all (a first
+    // read of a page costs as much as a first write where memory is slow to map, and most is above).
+    const end = Math.min(size, Math.max(first.end, second.end, bare.end, otherBare.end))
+    const prepared = await instanceWords(first.memory, second.memory, end)
+    const bares = await instanceWords(bare.memory, otherBare.memory, end)
     if (prepared === undefined || bares === undefined) return undefined
     const inHeap = (word: number): boolean => word >= engine.heapStartBytes
     const heapWords = prepared.filter(inHeap)
@@ -103,7 +113,7 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     const words = [...new Set([...prepared, ...bares])].sort((a, b) => a - b)
     // Towards the prepared memory with the bare engine's own values in those words; taken before
     // randomStateWord runs code in `first`.
-    const patches = await patchesBetween(bare.memory, first.memory, words)
+    const patches = await patchesBetween(bare.memory, first.memory, words, end)
     if (patches === undefined) return undefined
     const seedAddress = randomStateWord(first, heapWords)
     if (seedAddress === undefined) return undefined
@@ -112,6 +122,7 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
       runtimePointer: first.runtime,
       contextPointer: first.context,
       seedAddress,
+      comparedBytes: end,
       patches,
     }
     return (await copyWorks(engine, steps, image)) ? image : undefined
@@ -158,11 +169,11 @@ function nextTurn(): Promise<void> {
 }
 
 /** The aligned 8-byte words in which two instances made the same way differ (a few at most), ascending. */
-async function instanceWords(a: WebAssembly.Memory, b: WebAssembly.Memory): Promise<number[] | undefined> {
+async function instanceWords(a: WebAssembly.Memory, b: WebAssembly.Memory, end: number): Promise<number[] | undefined> {
   const words: number[] = []
   // Compared as 32-bit halves; a word differs when either half does.
-  const x = new Int32Array(a.buffer)
-  const y = new Int32Array(b.buffer)
+  const x = new Int32Array(a.buffer, 0, end / 4)
+  const y = new Int32Array(b.buffer, 0, end / 4)
   const step = SLICE_BYTES / 4
   for (let from = 0; from < x.length; from += step) {
     const to = Math.min(x.length, from + step)
@@ -208,14 +219,15 @@ async function patchesBetween(
   fromMemory: WebAssembly.Memory,
   toMemory: WebAssembly.Memory,
   skipped: readonly number[],
+  end: number,
 ): Promise<EngineImage['patches'] | undefined> {
-  const from = new Uint8Array(fromMemory.buffer)
-  const to = new Uint8Array(toMemory.buffer)
+  const from = new Uint8Array(fromMemory.buffer, 0, end)
+  const to = new Uint8Array(toMemory.buffer, 0, end)
   const skippedSet = new Set(skipped)
   const same = (i: number): boolean => from[i] === to[i] || skippedSet.has(i - (i % 8))
   // Equal stretches are skipped four bytes at a time.
-  const from32 = new Int32Array(fromMemory.buffer)
-  const to32 = new Int32Array(toMemory.buffer)
+  const from32 = new Int32Array(fromMemory.buffer, 0, end / 4)
+  const to32 = new Int32Array(toMemory.buffer, 0, end / 4)
   const patches: { at: number; bytes: Uint8Array }[] = []
   let total = 0
   let i = 0
@@ -262,6 +274,29 @@ async function copyWorks(engine: Engine, steps: Preparation, image: EngineImage)
     context.dispose()
     runtime.dispose()
   }
+}
+
+/** What writtenBelow asks the allocator for: more than the heap of an instance made here spans (~0.7 MiB). */
+const PROBE_BYTES = 2 * 1024 * 1024
+
+/**
+ * An address below which everything the instance wrote lies (static data, C stack, heap), rounded
+ * up to a WebAssembly page; undefined when it cannot be told. Measured, as the heap's start is:
+ * the instance's heap never spanned PROBE_BYTES, so malloc holds no free block that big and cuts
+ * the probe's block from the top of its heap; nothing lies above that block but the allocator's
+ * own words just after it. A block further than PROBE_BYTES above the heap's start means a bigger
+ * heap than that, and the whole memory is compared. The block is freed at once, in every instance
+ * alike. engine-image.test.ts compares a patched engine with one that evaluated the sources over
+ * the whole memory.
+ */
+function writtenBelow(module: QuickJSWASMModule, heapStart: number): number | undefined {
+  const emscripten = (module as unknown as { module?: { _malloc?: (n: number) => number; _free?: (p: number) => void } }).module
+  if (typeof emscripten?._malloc !== 'function' || typeof emscripten._free !== 'function') return undefined
+  const block = emscripten._malloc(PROBE_BYTES)
+  if (block <= 0) return undefined
+  emscripten._free(block)
+  if (block < heapStart || block - heapStart >= PROBE_BYTES) return undefined
+  return Math.ceil((block + PROBE_BYTES + 64) / WASM_PAGE_BYTES) * WASM_PAGE_BYTES
 }
 
 /** A wrapper's C pointer; quickjs-emscripten keeps it in a public field its types do not declare. */
