@@ -34,6 +34,24 @@ export interface EngineImage {
   readonly patches: readonly { readonly at: number; readonly bytes: Uint8Array }[]
 }
 
+/** Whether a value (an image a worker sent) has an EngineImage's shape. */
+export function isEngineImage(value: unknown): value is EngineImage {
+  if (typeof value !== 'object' || value === null) return false
+  const image = value as Record<keyof EngineImage, unknown>
+  const counts = [image.pages, image.runtimePointer, image.contextPointer, image.seedAddress, image.comparedBytes]
+  return (
+    counts.every((count) => Number.isSafeInteger(count) && (count as number) >= 0) &&
+    Array.isArray(image.patches) &&
+    image.patches.every(
+      (patch: unknown) =>
+        typeof patch === 'object' &&
+        patch !== null &&
+        Number.isSafeInteger((patch as { at?: unknown }).at) &&
+        (patch as { bytes?: unknown }).bytes instanceof Uint8Array,
+    )
+  )
+}
+
 /** The steps the image stands for: turning a bare engine into a prepared one, and checking one. */
 export interface Preparation {
   makeBare(module: QuickJSWASMModule): { runtime: QuickJSRuntime; context: QuickJSContext }
@@ -258,8 +276,11 @@ async function patchesBetween(
   return patches
 }
 
-/** A patched copy must hold what the preparation put there and run a program. */
-async function copyWorks(engine: Engine, steps: Preparation, image: EngineImage): Promise<boolean> {
+/**
+ * A patched copy must hold what the preparation put there and run a program. Also how an image
+ * taken elsewhere (another worker of the same pool) is checked before this engine uses it.
+ */
+export async function copyWorks(engine: Engine, steps: Preparation, image: EngineImage): Promise<boolean> {
   const guard = new MemoryGuard(Math.max(engine.initialPages, image.pages), engine.capPagesFor(256))
   const { runtime, context } = steps.makeBare(await engine.instantiate(guard))
   try {

@@ -1,7 +1,7 @@
 import { SandboxError } from '@cordon/core'
 import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
 import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
-import { applyEngineImage, captureEngineImage, type EngineImage, type Preparation } from './engine-image.js'
+import { applyEngineImage, captureEngineImage, copyWorks, type EngineImage, type Preparation } from './engine-image.js'
 import { BUFFER_GUARD_FILENAME, BUFFER_GUARD_SOURCE } from './buffer-guard-source.js'
 import type { Engine } from './engine-loader.js'
 import { LENGTH_GUARD_FILENAME, LENGTH_GUARD_SOURCE } from './length-guard-source.js'
@@ -100,18 +100,30 @@ interface ImageEntry {
 /** Per engine and stack size: the image's capture, started on first use. */
 const images = new WeakMap<Engine, Map<number, ImageEntry>>()
 
-function imageEntry(engine: Engine, maxStackSizeBytes: number): ImageEntry {
+function imageEntry(engine: Engine, maxStackSizeBytes: number, take = captureEngineImage): ImageEntry {
   let byStack = images.get(engine)
   if (byStack === undefined) images.set(engine, (byStack = new Map<number, ImageEntry>()))
   let entry = byStack.get(maxStackSizeBytes)
   if (entry === undefined) {
-    const started: ImageEntry = { capture: captureEngineImage(engine, enginePreparation(maxStackSizeBytes)), image: undefined }
+    const started: ImageEntry = { capture: take(engine, enginePreparation(maxStackSizeBytes)), image: undefined }
     void started.capture.then((image) => {
       started.image = image
     })
     byStack.set(maxStackSizeBytes, (entry = started))
   }
   return entry
+}
+
+/**
+ * Gives this engine, for this stack size, an image taken by another engine of the same compiled
+ * module (another worker of the same pool): one patched copy checks it, instead of four instances
+ * compared; if the check fails the image is taken here as usual. Nothing changes when this
+ * engine's image is being taken already.
+ */
+export function adoptEngineImage(engine: Engine, maxStackSizeBytes: number, image: EngineImage): void {
+  imageEntry(engine, maxStackSizeBytes, async (_engine, steps) =>
+    (await copyWorks(engine, steps, image).catch(() => false)) ? image : captureEngineImage(engine, steps),
+  )
 }
 
 /** The engine image for this engine and stack size, once taken (undefined if it cannot be). */

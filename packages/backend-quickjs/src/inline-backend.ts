@@ -5,17 +5,40 @@ import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
 import { engineLoader, type Engine } from './engine-loader.js'
 import { EnginePool } from './pool.js'
-import { createFreshEngine } from './fresh-engine.js'
+import { adoptEngineImage, createFreshEngine, engineImage } from './fresh-engine.js'
+import type { EngineImage } from './engine-image.js'
 import type { ResolvedQuickJSOptions } from './options.js'
 import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
+
+/** What the worker mode adds to the inline backend it runs in each worker. */
+export interface InlineExtras {
+  /** Send console entries in batches the run engine pulls (see run-engine.ts). */
+  pullLogs?: boolean
+  /** An engine image another worker of the pool took (see adoptEngineImage). */
+  sharedImage?: EngineImage
+  /** Called once with the engine image this backend took itself, for the pool to share. */
+  onImageTaken?: (image: EngineImage) => void
+}
 
 /**
  * QuickJS on this thread: each guest in a WASM instance of its own whose memory is capped at
  * `memoryMb`, one instance per run or per session. Nothing is loaded until the first run. The
- * worker mode runs this same backend inside each worker, with `pullLogs` (see run-engine.ts).
+ * worker mode runs this same backend inside each worker, with its InlineExtras.
  */
-export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs = false } = {}): SandboxBackend {
-  const loadEngine = engineLoader(settings)
+export function createInlineBackend(
+  settings: ResolvedQuickJSOptions,
+  { pullLogs = false, sharedImage, onImageTaken }: InlineExtras = {},
+): SandboxBackend {
+  const loadFirst = engineLoader(settings)
+  let imageShared = false
+  const loadEngine = async (): Promise<Engine> => {
+    const loaded = await loadFirst()
+    if (settings.engineImage && !imageShared) {
+      imageShared = true
+      shareImage(loaded, settings.maxStackSizeBytes, sharedImage, onImageTaken)
+    }
+    return loaded
+  }
   let engine: Engine | undefined
   const pool = new EnginePool(
     settings.poolSize,
@@ -85,4 +108,18 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs
       await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
+}
+
+/** Starts the engine's image from the shared one, or reports the one it takes. */
+function shareImage(
+  engine: Engine,
+  maxStackSizeBytes: number,
+  shared: EngineImage | undefined,
+  onTaken: InlineExtras['onImageTaken'],
+): void {
+  if (shared !== undefined) adoptEngineImage(engine, maxStackSizeBytes, shared)
+  if (onTaken === undefined) return
+  void engineImage(engine, maxStackSizeBytes).then((image) => {
+    if (image !== undefined && image !== shared) onTaken(image)
+  })
 }

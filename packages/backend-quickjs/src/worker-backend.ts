@@ -101,7 +101,8 @@ async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool>
   const { onDisposeError } = settings
   return new ChannelPool({
     label: 'QuickJS worker',
-    start: (events) => startWorker(threads, entry, data, events),
+    // The first engine image a worker takes is handed to every worker started after it.
+    start: (events) => startWorker(threads, entry, data, events, (image) => (data.image ??= image)),
     maxSides: settings.workers ?? defaultWorkerCount(await cores()),
     minSides: 1,
     idleMs: WORKER_IDLE_MS,

@@ -1,7 +1,8 @@
 import type { RunError } from '@cordon/core'
 import { SYNC_REPLY_INDEX, createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
 import type { Worker as NodeWorker } from 'node:worker_threads'
-import type { WorkerData } from './worker/worker-data.js'
+import { isEngineImage, type EngineImage } from './engine-image.js'
+import { IMAGE_REPORT, type WorkerData } from './worker/worker-data.js'
 
 type WorkerThreads = typeof import('node:worker_threads')
 
@@ -9,7 +10,13 @@ type WorkerThreads = typeof import('node:worker_threads')
  * Starts one QuickJS worker and links it to the pool. The worker is unreferenced while idle, so an
  * idle pool never keeps the host process alive. Each worker has its own stop flags and reply line.
  */
-export function startWorker(threads: WorkerThreads, entry: URL, settings: WorkerData['settings'], events: FarSideEvents): FarSideLink {
+export function startWorker(
+  threads: WorkerThreads,
+  entry: URL,
+  settings: WorkerData['settings'],
+  events: FarSideEvents,
+  onImage: (image: EngineImage) => void,
+): FarSideLink {
   const flags = createStopFlags()
   const { port1: hostEnd, port2: workerEnd } = new threads.MessageChannel()
   const data: WorkerData = { settings, flags, replyPort: workerEnd }
@@ -21,6 +28,9 @@ export function startWorker(threads: WorkerThreads, entry: URL, settings: Worker
     env: {},
     // Nor the host's flags: some break a worker's start (`--input-type`, used with `node -e`).
     execArgv: [],
+  })
+  hostEnd.on('message', (message: unknown) => {
+    if (Array.isArray(message) && message[0] === IMAGE_REPORT && isEngineImage(message[1])) onImage(message[1])
   })
   worker.unref()
   hostEnd.unref()

@@ -3,7 +3,7 @@ import type { QuickJSContext } from 'quickjs-emscripten-core'
 import { describe, expect, test } from 'vitest'
 import { applyEngineImage } from '../src/engine-image.js'
 import { engineLoader } from '../src/engine-loader.js'
-import { createFreshEngine, engineImage, enginePreparation, releaseFreshEngine } from '../src/fresh-engine.js'
+import { adoptEngineImage, createFreshEngine, engineImage, enginePreparation, releaseFreshEngine } from '../src/fresh-engine.js'
 import { createQuickJSBackend } from '../src/index.js'
 import { MemoryGuard } from '../src/memory-guard.js'
 import { resolveOptions } from '../src/options.js'
@@ -114,6 +114,29 @@ describe('engine image', () => {
         runtime.dispose()
       }
     }
+  })
+
+  test('taken by one engine, it is adopted by another of the same build after a checked copy; a broken one is taken again', async () => {
+    const engine = await load()
+    const image = await engineImage(engine, settings.maxStackSizeBytes)
+    if (image === undefined) throw new Error('no image')
+    // Engines of their own (a custom wasmModule is not the process-wide default engine).
+    const ownEngine = () =>
+      engineLoader(resolveOptions({ wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-release-sync/wasm')) }))()
+    const adopting = await ownEngine()
+    adoptEngineImage(adopting, settings.maxStackSizeBytes, image)
+    expect(await engineImage(adopting, settings.maxStackSizeBytes)).toBe(image)
+    const fresh = await createFreshEngine(adopting, adopting.capPagesFor(32), settings.maxStackSizeBytes, true)
+    expect(fresh.context.typeof(fresh.runtimeFactory)).toBe('function')
+    releaseFreshEngine(fresh)
+
+    const refusing = await ownEngine()
+    const broken = { ...image, runtimePointer: image.runtimePointer + 16 }
+    adoptEngineImage(refusing, settings.maxStackSizeBytes, broken)
+    const taken = await engineImage(refusing, settings.maxStackSizeBytes)
+    expect(taken).toBeDefined()
+    expect(taken).not.toBe(broken)
+    expect(taken?.runtimePointer).toBe(image.runtimePointer)
   })
 
   test('a bare engine whose pointers are not the image’s is left alone', async () => {

@@ -5,7 +5,9 @@ import { createSandbox } from '@cordon/core'
 import { ChannelPool, type FarSideLink, type SandboxBackend } from '@cordon/core/backend'
 import { afterEach, describe, expect, test } from 'vitest'
 import { QUICKJS_CAPABILITIES, createQuickJSBackend } from '../src/index.js'
+import type { EngineImage } from '../src/engine-image.js'
 import { startWorker } from '../src/worker-thread.js'
+import type { WorkerData } from '../src/worker/worker-data.js'
 
 const entry = new URL('../dist/engine-worker.js', import.meta.url)
 const settings = {
@@ -17,13 +19,21 @@ const settings = {
   reportDisposeErrors: false,
 }
 
-/** The worker-mode backend built from its parts, keeping each worker's link so a test can end one from outside. */
-function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[] } {
+/**
+ * The worker-mode backend built from its parts, keeping each worker's link so a test can end one
+ * from outside, and the engine images workers reported (the first is handed to later workers).
+ */
+function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[]; images: EngineImage[] } {
   const links: FarSideLink[] = []
+  const images: EngineImage[] = []
+  const shared: WorkerData['settings'] = { ...settings }
   const pool = new ChannelPool({
     label: 'QuickJS worker',
     start(events) {
-      const link = startWorker(threads, entry, settings, events)
+      const link = startWorker(threads, entry, shared, events, (image) => {
+        images.push(image)
+        shared.image ??= image
+      })
       links.push(link)
       return link
     },
@@ -42,8 +52,10 @@ function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[] } {
     openSession: (request) => pool.openSession(request.memoryMb),
     dispose: () => Promise.resolve(pool.dispose({ code: 'ABORTED', message: 'disposed' })),
   }
-  return { backend, links }
+  return { backend, links, images }
 }
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
 
 const disposables: { dispose(): Promise<void> }[] = []
 afterEach(async () => {
@@ -83,6 +95,36 @@ describe('a worker that dies', () => {
     expect(await spinning).toMatchObject({ ok: false, error: { code: 'BACKEND_CRASHED' } })
     expect((await first.run('n')).ok).toBe(false)
     expect(await second.run('n + 1')).toMatchObject({ ok: true, value: 3 })
+  })
+})
+
+describe('the engine image', () => {
+  test('the first worker takes it and the pool hands it to a worker started later, which takes none of its own', async () => {
+    const { backend, links, images } = backendWithLinks()
+    const sandbox = createSandbox(backend)
+    disposables.push(sandbox)
+    const started = performance.now()
+    expect(await sandbox.run('1 + 1')).toMatchObject({ ok: true, value: 2 })
+    while (images.length === 0 && performance.now() - started < 20_000) await sleep(20)
+    expect(images).toHaveLength(1)
+    const firstTookMs = performance.now() - started
+    // A spinning run keeps the first worker busy, so the next runs go to a second worker.
+    const spinning = sandbox.run('for (;;) {}', { timeoutMs: 60_000 })
+    await sleep(100)
+    const randoms = new Set<unknown>()
+    for (let i = 0; i < 5; i++) {
+      const result = await sandbox.run('Math.random()')
+      expect(result.ok).toBe(true)
+      if (result.ok) randoms.add(result.value)
+    }
+    expect(links).toHaveLength(2)
+    // Its engines start from the shared image (each with a Math.random of its own); a worker that
+    // took its own image would have reported it in about the time the first one took.
+    expect(randoms.size).toBe(5)
+    await sleep(Math.max(1_500, 3 * firstTookMs))
+    expect(images).toHaveLength(1)
+    links[0]?.kill()
+    await spinning
   })
 })
 

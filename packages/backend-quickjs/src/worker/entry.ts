@@ -5,7 +5,7 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { SYNC_REPLY_INDEX, serveBackend, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
 import { createInlineBackend } from '../inline-backend.js'
-import type { WorkerData } from './worker-data.js'
+import { IMAGE_REPORT, type WorkerData } from './worker-data.js'
 
 const { settings, flags, replyPort } = workerData as WorkerData
 const port = parentPort
@@ -18,7 +18,12 @@ const backend = createInlineBackend(
     workers: undefined,
     onDisposeError: settings.reportDisposeErrors ? (error) => report(['warn', describe(error)]) : undefined,
   },
-  { pullLogs: true },
+  {
+    pullLogs: true,
+    sharedImage: settings.image,
+    // The pool hands it to the workers it starts later, which then need not take their own.
+    onImageTaken: (image) => replyPort.postMessage([IMAGE_REPORT, image]),
+  },
 )
 
 function report(message: Report): void {

@@ -1,4 +1,5 @@
 import type { MessagePort } from 'node:worker_threads'
+import type { EngineImage } from '../engine-image.js'
 
 /** What a QuickJS worker is started with: its engine settings (all structured-clonable) and the shared lines. */
 export interface WorkerData {
@@ -12,9 +13,14 @@ export interface WorkerData {
     engineImage: boolean
     /** Whether the host wants failed engine frees reported (as `warn`). */
     reportDisposeErrors: boolean
+    /** The engine image an earlier worker of the pool took, once one has (see adoptEngineImage). */
+    image?: EngineImage
   }
   /** The stop flags (stop-flags.ts in @cordon/core/backend); undefined without shared memory. */
   flags: Int32Array | undefined
-  /** Where the host's answers to synchronous tool calls arrive. */
+  /** Where the host's answers to synchronous tool calls arrive; the worker sends its engine image back on it (IMAGE_REPORT). */
   replyPort: MessagePort
 }
+
+/** Tags the one message a worker sends on its reply port: `[IMAGE_REPORT, EngineImage]`. */
+export const IMAGE_REPORT = 'engine-image'
