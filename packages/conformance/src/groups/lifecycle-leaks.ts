@@ -87,7 +87,8 @@ export async function measure(usage: MemoryUsage, gc: (() => void) | undefined):
 export const leakCheck: ConformanceCheck = {
   group: 'lifecycle',
   name: 'many sequential runs keep host memory bounded and the sandbox working',
-  timeoutMs: (options) => 30_000 + options.lifecycleRuns * 50,
+  // A bound on a hang, not a speed test: a run that starts a process of its own takes ~100 ms on a slow VM.
+  timeoutMs: (options) => 30_000 + options.lifecycleRuns * 150,
   async run({ sandbox, options }) {
     const runs = options.lifecycleRuns
     const warmup = Math.min(100, Math.max(8, Math.floor(runs / 10)))

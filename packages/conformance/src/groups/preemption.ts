@@ -157,22 +157,28 @@ export const preemptionChecks: ConformanceCheck[] = [
     name: 'runs in flight alongside a spinning guest finish on time',
     requires: preemptive,
     async run({ sandbox, options }) {
-      // Timed from the start: a backend that holds the host's thread delays the sleep itself.
-      const started = performance.now()
-      const spinning = timedRun(sandbox, 'for (;;) {}', { timeoutMs: 3_000 })
-      await new Promise((resolve) => setTimeout(resolve, 50))
-      for (let i = 0; i < 3; i++) {
-        const timed = await timedRun(sandbox, 'let s = 0\nfor (let i = 0; i < 1000; i++) s += i\nreturn s', { timeoutMs: 10_000 })
-        if (!timed.result.ok) throw new Error(`a run next to a spinning guest failed: ${timed.result.error.code}`)
+      const boundMs = 50 + 2 * options.timeoutSlackMs
+      // The runs beside the spin may need a fresh worker or child, which a loaded machine can take
+      // longer than the bound to start: a slow first try is tried once more, and finds it started.
+      // A backend whose runs wait behind the spin is slow in every try.
+      let elapsedMs = Infinity
+      for (let tries = 0; tries < 2 && elapsedMs > boundMs; tries++) {
+        // Timed from the start: a backend that holds the host's thread delays the sleep itself.
+        const started = performance.now()
+        const spinning = timedRun(sandbox, 'for (;;) {}', { timeoutMs: 3_000 })
+        await new Promise((resolve) => setTimeout(resolve, 50))
+        for (let i = 0; i < 3; i++) {
+          const timed = await timedRun(sandbox, 'let s = 0\nfor (let i = 0; i < 1000; i++) s += i\nreturn s', { timeoutMs: 10_000 })
+          if (!timed.result.ok) throw new Error(`a run next to a spinning guest failed: ${timed.result.error.code}`)
+        }
+        elapsedMs = performance.now() - started
+        expectError((await spinning).result, 'TIMEOUT')
       }
-      // Twice the slack: the other runs may need a fresh worker or child to start.
-      const elapsedMs = performance.now() - started
-      if (elapsedMs > 50 + 2 * options.timeoutSlackMs) {
+      if (elapsedMs > boundMs) {
         throw new Error(
           `three short runs next to a spinning guest were done ${Math.round(elapsedMs)} ms after it started: they waited behind it`,
         )
       }
-      expectError((await spinning).result, 'TIMEOUT')
     },
   },
 ]
