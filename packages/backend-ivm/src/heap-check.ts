@@ -1,7 +1,13 @@
 import type { IvmHeapStatistics, IvmIsolate } from './ivm-types.js'
 
-/** How long a reading of the isolate's heap may take before the run does without it. */
-export const HEAP_READ_WAIT_MS = 50
+/**
+ * How long the end-of-run reading of the isolate's heap may take before the run does without it
+ * (and so without the proof of a huge string the guest already dropped). An idle isolate answers
+ * in well under a millisecond, but on a loaded machine its task, or the host's turn to see the
+ * answer, can come 50 ms late: CI once let a 256 MB string in a 32 MB run end OK that way. Only a
+ * guest that keeps its isolate busy after its result (a microtask loop) waits this long for it.
+ */
+export const HEAP_READ_WAIT_MS = 1_000
 
 /** How often the heap is sampled while a run is in flight (between the guest's tasks). */
 export const HEAP_SAMPLE_MS = 100
