@@ -13,6 +13,8 @@ export interface GuestRuntimeHandles {
   readonly answer: QuickJSHandle
   readonly fire: QuickJSHandle
   readonly flushLogs: QuickJSHandle
+  /** The context's own JSON.stringify, taken before any guest code ran (see newRelayObject). */
+  readonly quote: QuickJSHandle
 }
 
 export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: QuickJSHandle }
@@ -29,10 +31,16 @@ export function makeGuestRuntime(
   promises: HostPromises,
   hooks: RelayCallHooks,
 ): MadeRuntime {
-  const relayObject = newRelayObject(context, functions, promises, hooks)
+  const json = context.getProp(context.global, 'JSON')
+  const quote = context.getProp(json, 'stringify')
+  json.dispose()
+  const relayObject = newRelayObject(context, functions, promises, hooks, quote)
   const made = context.callFunction(factory, context.undefined, relayObject)
   relayObject.dispose()
-  if (made.error) return { ok: false, error: made.error }
+  if (made.error) {
+    quote.dispose()
+    return { ok: false, error: made.error }
+  }
   const self = made.value
   const method = (name: string): QuickJSHandle => context.getProp(self, name)
   return {
@@ -45,11 +53,21 @@ export function makeGuestRuntime(
       answer: method('answer'),
       fire: method('fire'),
       flushLogs: method('flushLogs'),
+      quote,
     },
   }
 }
 
 export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
-  for (const handle of [handles.flushLogs, handles.fire, handles.answer, handles.settle, handles.start, handles.install, handles.self])
+  for (const handle of [
+    handles.quote,
+    handles.flushLogs,
+    handles.fire,
+    handles.answer,
+    handles.settle,
+    handles.start,
+    handles.install,
+    handles.self,
+  ])
     if (handle.alive) handle.dispose()
 }

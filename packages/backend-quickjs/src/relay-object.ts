@@ -21,14 +21,32 @@ export function newRelayObject(
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
+  quote: QuickJSHandle,
 ): QuickJSHandle {
   const str = (handle: QuickJSHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
+  /**
+   * A string the guest made from its own text (console entries), whole: getString reads a C
+   * string, which ends at the first NUL. When the lengths differ, the context's own JSON.stringify
+   * (`quote`, taken before any guest code ran; on a string it calls nothing the guest can change)
+   * escapes it in one call, and the host parses that.
+   */
+  const wholeStr = (handle: QuickJSHandle | undefined): string => {
+    if (handle === undefined || context.typeof(handle) !== 'string') return ''
+    const text = context.getString(handle)
+    if (context.getProp(handle, 'length').consume((length) => context.getNumber(length)) === text.length) return text
+    const quoted = context.callFunction(quote, context.undefined, handle)
+    if (quoted.error) {
+      quoted.error.dispose()
+      return text
+    }
+    return JSON.parse(quoted.value.consume((value) => context.getString(value))) as string
+  }
   const num = (handle: QuickJSHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
   const impl: Partial<Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined>> = {
-    log: (entries) => void functions.log(str(entries)),
+    log: (entries) => void functions.log(wholeStr(entries)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
     // The promise's handle is returned (and freed by the caller after it is copied to the guest);
     // its resolving functions stay in `promises` until the answer comes or the run ends.

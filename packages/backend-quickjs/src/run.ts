@@ -43,7 +43,8 @@ function primitiveHandle(context: QuickJSContext, payload: string): QuickJSHandl
     case 'number':
       return context.newNumber(value)
     case 'string':
-      return context.newString(value)
+      // quickjs-emscripten's newString writes a C string, which would end at a NUL: the runtime decodes those.
+      return value.includes('\u0000') ? undefined : context.newString(value)
     case 'boolean':
       return value ? context.true : context.false
     default:

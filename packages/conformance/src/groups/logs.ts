@@ -55,6 +55,8 @@ export const logsChecks: readonly ConformanceCheck[] = [
     },
   },
   formatted('a string is logged as is', "console.log('it\\'s \"quoted\" ✓')", 'it\'s "quoted" ✓'),
+  // An engine bridge that reads C strings would end the entry (or its whole batch) at the first NUL.
+  formatted('NUL characters are kept', "console.log('\\u0000a\\u0000b', 1)", '\u0000a\u0000b 1'),
   formatted('several arguments are joined by a space', "console.log('a', 1, true, null, undefined)", 'a 1 true null undefined'),
   formatted('an object like Node', "console.log({ a: 1, b: 'x' })", "{ a: 1, b: 'x' }"),
   formatted('an array like Node', 'console.log([1, 2, 3])', '[ 1, 2, 3 ]'),

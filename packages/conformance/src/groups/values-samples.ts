@@ -62,6 +62,8 @@ export const CROSSING_SAMPLES: readonly CrossingSample[] = [
   { name: 'false', guest: 'false', host: () => false },
   { name: 'a string', guest: '"hello"', host: () => 'hello' },
   { name: 'the empty string', guest: '""', host: () => '' },
+  // An engine bridge that reads or writes C strings stops at the first NUL.
+  { name: 'a string with NUL characters', guest: '"\\u0000a\\u0000b\\u0000"', host: () => '\u0000a\u0000b\u0000' },
   { name: 'a unicode string', guest: '"héllo wörld ✓ 日本語 😀 \\n\\t\\"quoted\\""', host: () => 'héllo wörld ✓ 日本語 😀 \n\t"quoted"' },
   { name: 'an integer', guest: '42', host: () => 42 },
   { name: 'a negative fraction', guest: '-3.25', host: () => -3.25 },
