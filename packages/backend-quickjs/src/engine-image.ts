@@ -97,10 +97,17 @@ export async function captureEngineImage(engine: Engine, steps: Preparation): Pr
     end: number
     made: { runtime: QuickJSRuntime; context: QuickJSContext }
   }
+  // Math.random's state is seeded from the clock, in whole milliseconds here: two instances made
+  // within one millisecond share it, and the word would differ in one pair but not the other
+  // (seen beside a busy install: the bare pair matched, the image was refused). Each instance
+  // starts in a millisecond after the one in which the last was made.
+  let lastMadeMs = -Infinity
   const instance = async (prepare: boolean): Promise<Taken> => {
+    while (Date.now() <= lastMadeMs) await nextTurn()
     const guard = new MemoryGuard(engine.initialPages, engine.capPagesFor(256))
     const module = await engine.instantiate(guard)
     const made = steps.makeBare(module)
+    lastMadeMs = Date.now()
     instances.push(made)
     if (prepare) steps.evaluate(made.context, made.runtime)
     const end = writtenBelow(module, engine.heapStartBytes) ?? guard.memory.buffer.byteLength
