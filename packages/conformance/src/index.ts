@@ -23,5 +23,6 @@ export {
   describeTraces,
   describeValues,
 } from './describe.js'
+export { CONFORMANCE_GROUPS, QUIET_GROUPS, SHARED_GROUPS } from './types.js'
 export type { BackendFactory, CapabilityRequirement, ConformanceGroup, ConformanceOptions } from './types.js'
 export type { FaultHarness } from './groups/faults.js'

@@ -1,6 +1,7 @@
 import { createSandbox } from '@cordon/core'
 import type { Sandbox, SandboxDefaults } from '@cordon/core'
 import { unmetCapabilities, type BackendCapabilities, type BackendFactory, type SandboxBackend } from '@cordon/core/backend'
+import { CONFORMANCE_GROUPS } from './types.js'
 import type { CheckContext, CheckOutcome, ConformanceCheck, ConformanceOptions, ResolvedConformanceOptions } from './types.js'
 
 const DEFAULT_CHECK_TIMEOUT_MS = 15_000
@@ -8,6 +9,7 @@ const DISPOSE_BUDGET_MS = 5_000
 
 export function resolveConformanceOptions(options: ConformanceOptions = {}): ResolvedConformanceOptions {
   return Object.freeze({
+    groups: options.groups ?? CONFORMANCE_GROUPS,
     timeoutSlackMs: options.timeoutSlackMs ?? 500,
     lifecycleRuns: options.lifecycleRuns ?? 1000,
     sessionChurn: options.sessionChurn ?? 500,

@@ -30,7 +30,25 @@ export const CONFORMANCE_GROUPS = [
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]
 
+/**
+ * The groups whose checks measure the host's own responsiveness in milliseconds (the gaps of a
+ * 5 ms interval while a guest spins, how soon an abort or dispose lands, runs beside a spin):
+ * register them in a test file of their own and run it with nothing else on the machine.
+ */
+export const QUIET_GROUPS = ['preemption'] as const satisfies readonly ConformanceGroup[]
+
+/**
+ * Every other group. Their deadline checks allow the slack plus the CPU contention seen while
+ * each run was measured (Linux pressure stall information), so they hold on a shared machine
+ * and can run beside other suites.
+ */
+export const SHARED_GROUPS: readonly ConformanceGroup[] = CONFORMANCE_GROUPS.filter(
+  (group) => !(QUIET_GROUPS as readonly ConformanceGroup[]).includes(group),
+)
+
 export interface ConformanceOptions {
+  /** The groups `describeBackendConformance` registers. Default: all of them. */
+  groups?: readonly ConformanceGroup[]
   /** How late a TIMEOUT or ABORTED result may arrive after its deadline. Default 500 ms. */
   timeoutSlackMs?: number
   /** Sequential runs of the lifecycle leak check. Default 1000. */

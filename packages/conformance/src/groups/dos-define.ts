@@ -1,5 +1,5 @@
 import type { RunOptions, RunResult } from '@cordon/core'
-import { expectDeadline, expectHealthy, expectLimitName, summarize, timedRun } from '../harness/run.js'
+import { expectDeadline, expectHealthy, expectLimitName, expectNotLate, summarize, timedRun } from '../harness/run.js'
 import type { CapabilityRequirement, ConformanceCheck } from '../types.js'
 
 /** Deadline of the DoS runs: short, so the group stays quick; slack comes from the options. */
@@ -65,10 +65,10 @@ export function boundedCase(spec: BoundedCase): ConformanceCheck {
         const what = program.slice(0, 120)
         if (!timed.result.ok && timed.result.error.code === 'TIMEOUT')
           expectDeadline(timed, 'TIMEOUT', spec.timeoutMs, options.timeoutSlackMs)
-        if (timed.elapsedMs > spec.timeoutMs + options.timeoutSlackMs) {
-          throw new Error(
-            `${what}: ended after ${Math.round(timed.elapsedMs)} ms, over timeoutMs ${spec.timeoutMs} + ${options.timeoutSlackMs} ms slack (${summarize(timed.result)})`,
-          )
+        try {
+          expectNotLate(timed, spec.timeoutMs, options.timeoutSlackMs, 'the result')
+        } catch (error) {
+          throw new Error(`${what}: ${(error as Error).message} (${summarize(timed.result)})`, { cause: error })
         }
         const problem = spec.accept(timed.result)
         if (problem !== undefined) throw new Error(`${what}: ${problem}, got ${summarize(timed.result)}`)

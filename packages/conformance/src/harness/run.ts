@@ -1,12 +1,15 @@
 import { isSandboxError } from '@cordon/core'
 import type { ErrorCode, RunError, RunOptions, RunResult, Sandbox } from '@cordon/core'
 import { within } from '../runner.js'
+import { allowedLatenessMs, measureContention } from './cpu-contention.js'
 import { describeValue } from './describe-value.js'
 
 export interface TimedResult {
   result: RunResult
   /** Milliseconds from the `run()` call until it settled. */
   elapsedMs: number
+  /** Milliseconds of that time during which some task on the machine waited for a CPU (see measureContention). */
+  contendedMs: number
 }
 
 /** Default bound on a run that is expected to end by itself. */
@@ -18,6 +21,7 @@ const SETTLE_BUDGET_MS = 10_000
  */
 export async function timedRun(sandbox: Sandbox, code: string, options?: RunOptions, budgetMs = SETTLE_BUDGET_MS): Promise<TimedResult> {
   const started = performance.now()
+  const contended = measureContention()
   let result: RunResult
   try {
     result = await within(sandbox.run(code, options), budgetMs, `run() did not settle within ${budgetMs} ms`)
@@ -27,7 +31,7 @@ export async function timedRun(sandbox: Sandbox, code: string, options?: RunOpti
     }
     throw error
   }
-  return { result, elapsedMs: performance.now() - started }
+  return { result, elapsedMs: performance.now() - started, contendedMs: contended() }
 }
 
 /** Runs of a check that needs its guest to have started (see timedRunThatStarts). */
@@ -105,17 +109,27 @@ export async function expectHealthy(sandbox: Sandbox, after: string): Promise<vo
   if (!result.ok || result.value !== 21) throw new Error(`the next run after ${after} did not work: ${summarize(result)}`)
 }
 
-/** Expects a run that ends on a deadline: the code, not too early, not too late. */
+/**
+ * Expects a run that ends on a deadline: the code, not too early, not too late. Late means over
+ * the deadline + slack, plus what CPU contention during the run excuses (see allowedLatenessMs).
+ */
 export function expectDeadline(timed: TimedResult, code: 'TIMEOUT' | 'ABORTED', deadlineMs: number, slackMs: number): RunError {
   const error = expectError(timed.result, code)
-  if (timed.elapsedMs > deadlineMs + slackMs) {
-    throw new Error(`${code} arrived ${Math.round(timed.elapsedMs)} ms after run(), over ${deadlineMs} ms + ${slackMs} ms slack`)
-  }
+  expectNotLate(timed, deadlineMs, slackMs, code)
   // Timers may fire a little early; a run that ends much earlier did not wait for its deadline.
   if (timed.elapsedMs < deadlineMs - 25) {
     throw new Error(`${code} arrived after ${Math.round(timed.elapsedMs)} ms, before the ${deadlineMs} ms deadline`)
   }
   return error
+}
+
+/** Expects a run that settled within `boundMs` + slack (+ what contention excuses); `what` names the ending. */
+export function expectNotLate(timed: TimedResult, boundMs: number, slackMs: number, what: string): void {
+  const allowedMs = allowedLatenessMs(slackMs, timed.contendedMs)
+  if (timed.elapsedMs > boundMs + allowedMs) {
+    const excused = allowedMs > slackMs ? ` (+ ${Math.round(allowedMs - slackMs)} ms the CPU was contended)` : ''
+    throw new Error(`${what} arrived ${Math.round(timed.elapsedMs)} ms after run(), over ${boundMs} ms + ${slackMs} ms slack${excused}`)
+  }
 }
 
 export function logMessages(result: RunResult): string[] {

@@ -1,6 +1,7 @@
 import { isSandboxError } from '@cordon/core'
 import type { RunResult, Session, SessionRunOptions } from '@cordon/core'
 import { within } from '../runner.js'
+import { measureContention } from './cpu-contention.js'
 import { expectOk, type TimedResult } from './run.js'
 
 /** `timedRun` for a session: fails instead of hanging, and when a run rejects for guest behaviour. */
@@ -11,6 +12,7 @@ export async function timedSessionRun(
   budgetMs = 10_000,
 ): Promise<TimedResult> {
   const started = performance.now()
+  const contended = measureContention()
   let result: RunResult
   try {
     result = await within(session.run(code, options), budgetMs, `session.run() did not settle within ${budgetMs} ms`)
@@ -20,7 +22,7 @@ export async function timedSessionRun(
     }
     throw error
   }
-  return { result, elapsedMs: performance.now() - started }
+  return { result, elapsedMs: performance.now() - started, contendedMs: contended() }
 }
 
 export async function sessionRunOk(session: Session, code: string, options?: SessionRunOptions): Promise<unknown> {
