@@ -1,10 +1,3 @@
-import { defineConfig } from 'vitest/config'
+import { workspaceTests } from '../config/vitest.base.js'
 
-export default defineConfig({
-  test: {
-    include: ['test/**/*.test.mjs'],
-    testTimeout: 60_000,
-    reporters: ['default', 'json'],
-    outputFile: { json: 'test-results/vitest.json' },
-  },
-})
+export default workspaceTests({ test: { include: ['test/**/*.test.mjs'], testTimeout: 60_000 } })

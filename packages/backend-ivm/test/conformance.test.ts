@@ -1,4 +1,5 @@
-import { describeBackendConformance } from '@cordon/conformance'
+import { describeBackendConformance, SHARED_GROUPS } from '@cordon/conformance'
 import { createIvmBackend } from '../src/index.js'
 
-describeBackendConformance(() => createIvmBackend())
+// The groups that hold beside other suites; the preemption group is in conformance.quiet.test.ts.
+describeBackendConformance(() => createIvmBackend(), { groups: SHARED_GROUPS })

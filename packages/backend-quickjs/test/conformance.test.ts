@@ -1,4 +1,5 @@
-import { describeBackendConformance } from '@cordon/conformance'
+import { describeBackendConformance, SHARED_GROUPS } from '@cordon/conformance'
 import { createQuickJSBackend } from '../src/index.js'
 
-describeBackendConformance(() => createQuickJSBackend())
+// The groups that hold beside other suites; the preemption group is in conformance.quiet.test.ts.
+describeBackendConformance(() => createQuickJSBackend(), { groups: SHARED_GROUPS })

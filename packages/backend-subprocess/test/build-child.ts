@@ -1,11 +1,7 @@
-import { execFileSync } from 'node:child_process'
-import { createRequire } from 'node:module'
-import path from 'node:path'
 import { fileURLToPath } from 'node:url'
+import { buildIfStale } from '../../../config/build-if-stale.js'
 
-/** Children run dist/child.js even when the tests import the sources: build the package first. */
+/** Children run dist/child.js and dist/engine-child.js even when the tests import the sources: build them when stale. */
 export default function setup(): void {
-  const root = fileURLToPath(new URL('..', import.meta.url))
-  const tsup = path.join(path.dirname(createRequire(import.meta.url).resolve('tsup/package.json')), 'dist', 'cli-default.js')
-  execFileSync(process.execPath, [tsup, '--silent'], { cwd: root, stdio: 'inherit' })
+  buildIfStale(fileURLToPath(new URL('..', import.meta.url)), 'dist/engine-child.js')
 }
