@@ -1,45 +1,47 @@
-// Runs every package's tests one package at a time (limit tests measure time, so they
-// must not fight over the two cores), then the published packages as users install them
-// (scripts/pack-install), the native backends' suites on a second Node line and select's
-// runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm), and prints one line totalling
-// every suite.
+// The README's test command (after scripts/bootstrap.mjs): every check CI runs, in two lanes
+// (scripts/test-lanes.mjs). The `parallel` lane, three jobs at a time on two cores: types, lint and package
+// lint; each workspace's test files but the *.quiet.test.ts ones; the published packages as users
+// install them (scripts/pack-install); the native backends' suites on a second Node line; and
+// select's runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm). Then the `quiet` lane, one
+// job at a time with nothing beside it: the *.quiet.test.ts files, which measure the host's
+// event loop in milliseconds. Prints every job's time and one line totalling every suite.
+//
+//   node scripts/test-all.mjs [--packages-only] [--slots=N]
+//
+// --slots (or $CORDON_TEST_SLOTS): parallel jobs at a time, default one more than the cores.
 import { spawnSync } from 'node:child_process'
-import { existsSync, readFileSync, readdirSync, rmSync } from 'node:fs'
-import { join } from 'node:path'
-import { fileURLToPath } from 'node:url'
 import { pnpmCommand } from './pnpm.mjs'
-import { failedTests } from './test-failures.mjs'
+import { defaultSlots, root, workspaceJobs, workspaces } from './test-jobs.mjs'
+import { runLanes } from './test-lanes.mjs'
+import { clearReports, reportTimings, totalReports } from './test-report.mjs'
 
-const root = fileURLToPath(new URL('..', import.meta.url))
-const workspaces = ['packages', 'apps'].flatMap((dir) =>
-  existsSync(join(root, dir)) ? readdirSync(join(root, dir)).map((name) => join(root, dir, name)) : [],
-)
-// examples/ and tests/cross-backend are workspaces of their own (pnpm-workspace.yaml);
-// scripts/pack-install reports into root.
-const reportDirs = [root, ...workspaces, join(root, 'examples'), join(root, 'tests', 'cross-backend')]
-for (const dir of reportDirs) rmSync(join(dir, 'test-results'), { recursive: true, force: true })
-
-const failedSteps = []
-const step = (command) => {
-  const ok = spawnSync(command, { cwd: root, stdio: 'inherit', shell: true }).status === 0
-  if (!ok) failedSteps.push(command)
-  return ok
-}
+const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/, '').split('=')))
 // `--packages-only` skips the other runtimes (about 800 MB of downloads the first time).
-const packagesOnly = process.argv.includes('--packages-only')
-const steps = [
-  // The remote backend's fleet tests need HAProxy (Debian's package): found, or installed here.
-  step('node scripts/ensure-haproxy.mjs'),
-  // Types are part of the public API: a type error fails the run like a failing test.
-  step(`${pnpmCommand()} exec turbo run typecheck --output-logs=errors-only`),
-  // ESLint (type-aware) and Prettier: a finding fails the run like a failing test.
-  step(`${pnpmCommand()} run lint`),
-  // What npm would publish: publint and arethetypeswrong on every publishable package.
-  step(`${pnpmCommand()} exec turbo run lint:package --output-logs=errors-only`),
-  step(`${pnpmCommand()} exec turbo run test --concurrency=1 --continue --output-logs=full`),
+const packagesOnly = 'packages-only' in args
+const slots = Number(args.slots ?? process.env.CORDON_TEST_SLOTS ?? defaultSlots())
+const started = performance.now()
+const pnpm = pnpmCommand()
+const all = workspaces()
+const reportDirs = [root, ...all.map((workspace) => workspace.dir)]
+clearReports(reportDirs)
+
+// The remote backend's fleet tests need HAProxy (Debian's package): found, or installed here, first.
+const haproxy = spawnSync('node scripts/ensure-haproxy.mjs', { cwd: root, stdio: 'inherit', shell: true }).status === 0
+
+const job = (name, command, costS, lane = 'parallel') => ({ name, command, costS, lane, cwd: root })
+const jobs = [
+  // Types are part of the public API; ESLint (type-aware), Prettier, publint and arethetypeswrong
+  // on every publishable package: a finding fails the run like a failing test. `--only`: the
+  // packages are built (bootstrap.mjs), and a build beside running suites would rewrite their dist.
+  job(
+    'types, lint, package lint',
+    `${pnpm} exec turbo run typecheck lint lint:package --only --output-logs=errors-only && ${pnpm} run lint:root`,
+    90,
+  ),
   // Packs every publishable package and installs the tarballs with npm in fresh projects outside
   // the workspace: READMEs' examples, select, conformance, types, changesets, publish dry run.
-  step(`${pnpmCommand()} run test:pack-install`),
+  job('pack-install', `${pnpm} run test:pack-install`, 141),
+  ...all.flatMap((workspace) => workspaceJobs(workspace)),
 ]
 if (!packagesOnly) {
   // isolated-vm is a native addon built per Node ABI, and the child's permission flags differ
@@ -49,34 +51,25 @@ if (!packagesOnly) {
   // children's launch flags, loading the addon in a child) is in engine-children.test.ts and
   // conformance-faults.test.ts, which start, limit and kill both kinds of engine child on Node 26,
   // and backend-ivm's own conformance suite runs isolated-vm on Node 26 in full.
-  steps.push(
-    step(
-      'node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --exclude=test/conformance-quickjs.test.ts,test/conformance-isolated-vm.test.ts --json=test-results/node26.json',
-    ),
-  )
-  steps.push(step('node packages/select/scripts/runtime-matrix.mjs --json=test-results/runtime-matrix.json'))
+  const nodeLine =
+    'node scripts/test-node-line.mjs --node=26 --packages=@cordon/backend-ivm,@cordon/backend-subprocess --exclude=test/conformance-quickjs.test.ts,test/conformance-isolated-vm.test.ts'
+  jobs.push(job('Node 26', `${nodeLine} --project=parallel --json=test-results/node26.json`, 287))
+  jobs.push({
+    ...job('Node 26 (quiet)', `${nodeLine} --project=quiet --reuse --json=test-results/node26-quiet.json`, 0, 'quiet'),
+    after: ['Node 26'],
+  })
+  jobs.push(job('runtime matrix', 'node packages/select/scripts/runtime-matrix.mjs --json=test-results/runtime-matrix.json', 34))
 }
-const allStepsOk = steps.every(Boolean)
 
-let passed = 0
-let failed = 0
-// CI keeps only the end of the log: name every failure right above the total.
-const failures = []
-for (const dir of reportDirs) {
-  const results = join(dir, 'test-results')
-  if (!existsSync(results)) continue
-  for (const file of readdirSync(results)) {
-    if (!file.endsWith('.json')) continue
-    const report = JSON.parse(readFileSync(join(results, file), 'utf8'))
-    // vitest's JSON reporter (jest format) or our own { passed, failed } summaries.
-    passed += report.numPassedTests ?? report.passed ?? 0
-    failed += report.numFailedTests ?? report.failed ?? 0
-    if (report.numTotalTests === 0 && report.success === false) failed++
-    failures.push(...failedTests(report, root), ...(report.failures ?? []))
-  }
-}
-for (const command of failedSteps) console.log(`step failed: ${command}`)
+const outcomes = await runLanes(jobs, { slots })
+const { passed, failed, failures } = totalReports(reportDirs, root)
+reportTimings(outcomes, root, (performance.now() - started) / 1000)
+if (!haproxy) console.log('step failed: node scripts/ensure-haproxy.mjs')
+for (const outcome of outcomes)
+  if (!outcome.ok) console.log(`job failed: ${outcome.name}${outcome.skipped ? ` (not run: ${outcome.skipped})` : ''}`)
 for (const failure of failures) console.log(`failed: ${failure}`)
-const crashed = !allStepsOk && failed === 0 ? 1 : 0
+// A job that failed without a failing test in any report (a crash, a lint finding) counts once.
+const allJobsOk = haproxy && outcomes.every((outcome) => outcome.ok)
+const crashed = !allJobsOk && failed === 0 ? 1 : 0
 console.log(`tests: ${passed} passed, ${failed + crashed} failed`)
-process.exit(allStepsOk && failed === 0 ? 0 : 1)
+process.exit(allJobsOk && failed === 0 ? 0 : 1)

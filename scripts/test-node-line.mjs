@@ -4,8 +4,12 @@
 //
 //   node scripts/test-node-line.mjs --node=24 --packages=@cordon/backend-ivm,@cordon/backend-subprocess
 //        [--json=test-results/node24.json] [--exclude=test/a.test.ts,test/b.test.ts]
+//        [--project=parallel|quiet] [--reuse]
 //
 // --exclude skips test files whose behaviour does not depend on the Node line (vitest globs).
+// --project runs one of the vitest projects of config/vitest.base.ts (default: both, in order);
+// --reuse tests the copy an earlier call installed and built, when it is there (test-all.mjs
+// runs the parallel project first, then the quiet one in the same copy).
 //
 // Runtimes live under $CORDON_RUNTIMES_DIR (default <tmp>/cordon-runtimes), shared with
 // packages/select/scripts/runtime-matrix.mjs. Prints one summary line; exits non-zero on failure.
@@ -22,6 +26,7 @@ const args = Object.fromEntries(process.argv.slice(2).map((a) => a.replace(/^--/
 const major = Number(args.node)
 const packages = (args.packages ?? '').split(',').filter(Boolean)
 const excluded = (args.exclude ?? '').split(',').filter(Boolean)
+const project = args.project
 if (!Number.isInteger(major) || packages.length === 0) {
   console.error('usage: test-node-line.mjs --node=<major> --packages=<name,…> [--json=<file>]')
   process.exit(2)
@@ -32,6 +37,7 @@ const nodePackage = `node-${process.platform}-${process.arch}`
 const nodeHome = join(runtimes, `node${major}`, 'node_modules', nodePackage)
 const nodeBin = join(nodeHome, 'bin', 'node')
 const copy = join(tmpdir(), `cordon-node${major}-workspace`)
+const reportName = project === 'quiet' ? 'vitest-quiet.json' : 'vitest.json'
 
 const quietNpm = { npm_config_update_notifier: 'false', npm_config_fund: 'false', npm_config_audit: 'false' }
 if (!existsSync(nodeBin)) {
@@ -42,15 +48,20 @@ if (!existsSync(nodeBin)) {
   })
 }
 
-// The files git would commit (tracked and new, not ignored): no node_modules, dist or caches.
-rmSync(copy, { recursive: true, force: true })
-const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
-  .toString()
-  .split('\0')
-  .filter((file) => file && existsSync(join(root, file)))
-for (const file of files) {
-  mkdirSync(dirname(join(copy, file)), { recursive: true })
-  cpSync(join(root, file), join(copy, file))
+// Written once the copy is installed and built: --reuse skips those steps when it is there.
+const preparedMark = join(copy, '.prepared')
+const reuse = 'reuse' in args && existsSync(preparedMark)
+if (!reuse) {
+  // The files git would commit (tracked and new, not ignored): no node_modules, dist or caches.
+  rmSync(copy, { recursive: true, force: true })
+  const files = execFileSync('git', ['ls-files', '-z', '--cached', '--others', '--exclude-standard'], { cwd: root })
+    .toString()
+    .split('\0')
+    .filter((file) => file && existsSync(join(root, file)))
+  for (const file of files) {
+    mkdirSync(dirname(join(copy, file)), { recursive: true })
+    cpSync(join(root, file), join(copy, file))
+  }
 }
 
 // This Node first on PATH (pnpm, node-gyp and vitest run on it); its own headers for native builds.
@@ -62,6 +73,8 @@ const env = {
   ...quietNpm,
   PATH: `${dirname(nodeBin)}:${process.env.PATH}`,
   npm_config_nodedir: nodeHome,
+  // Read by config/vitest.base.ts (vitest's own --exclude does not reach its projects).
+  CORDON_TEST_EXCLUDE: excluded.join(','),
 }
 const pnpm = pnpmCommand()
 const sh = (command) => spawnSync(command, { cwd: copy, env, stdio: 'inherit', shell: true }).status === 0
@@ -70,7 +83,9 @@ console.log(`testing ${packages.join(', ')} on Node ${version} in ${copy}`)
 
 const filters = packages.map((name) => `--filter=${name}...`).join(' ')
 const ok =
-  sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pnpm} exec turbo run build --output-logs=errors-only ${filters}`)
+  reuse ||
+  (sh(`${pnpm} install --frozen-lockfile --reporter=silent`) && sh(`${pnpm} exec turbo run build --output-logs=errors-only ${filters}`))
+if (ok && !reuse) writeFileSync(preparedMark, version)
 
 let passed = 0
 let failed = 0
@@ -92,9 +107,14 @@ process.exit(r.ok && r.value === 2 ? 0 : 1)`
   })
   if (engine.status !== 0) failed++
 }
+// One worker: test-all.mjs runs this beside another job.
+const vitestArgs = [
+  ...(project ? [`--project ${project}`, '--maxWorkers=1', '--passWithNoTests'] : []),
+  `--outputFile.json=test-results/${reportName}`,
+].join(' ')
 for (const name of packages) {
   if (!ok) break
-  const status = sh(`${pnpm} --filter ${name} test ${excluded.map((glob) => `--exclude='${glob}'`).join(' ')}`)
+  const status = sh(`${pnpm} --filter ${name} exec vitest run ${vitestArgs}`)
   const report = readReport(name)
   passed += report.passed
   failed += report.failed
@@ -104,7 +124,7 @@ if (!ok) failed++
 
 function readReport(name) {
   const dir = join(copy, 'packages', name.replace('@cordon/', ''))
-  const file = join(dir, 'test-results', 'vitest.json')
+  const file = join(dir, 'test-results', reportName)
   if (!existsSync(file)) return { passed: 0, failed: 1 }
   const report = JSON.parse(readFileSync(file, 'utf8'))
   failures.push(...failedTests(report, copy).map((line) => `Node ${version}: ${line}`))
