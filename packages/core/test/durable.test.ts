@@ -203,6 +203,26 @@ describe('pausing', () => {
     expect(done).toMatchObject({ ok: true, value: [1, 'x', 2, 'y', 3] })
     expect(reads).toBe(3)
   })
+
+  it('a recorded tool failure replays with its name, message and code, and the tool is not called again', async () => {
+    const sandbox = sandboxWith({ keys: [KEY_A] })
+    let calls = 0
+    const failing: ToolSet = {
+      ...tools,
+      'db.get': {
+        execute: () => {
+          calls++
+          throw Object.assign(new Error('no row'), { name: 'NotFoundError', code: 'E_ROW' })
+        },
+      },
+    }
+    const code =
+      'let seen\ntry { await db.get() } catch (e) { seen = [e.name, e.message, e.code, e instanceof Error] }\nconst ok = await ask.human({})\nreturn [seen, ok]'
+    const paused = await sandbox.run(code, { tools: failing })
+    const resumed = await sandbox.resume(continuationOf(paused), { answer: true, tools: failing })
+    expect(resumed).toMatchObject({ ok: true, value: [['NotFoundError', 'no row', 'E_ROW', true], true] })
+    expect(calls).toBe(1)
+  })
 })
 
 describe('divergence', () => {

@@ -123,13 +123,13 @@ describe('onEvent', () => {
       'return out',
     ].join('\n')
     const { result, events } = await recorded(code, { tools })
-    expect(result.ok && result.value).toEqual(['Error', 'TypeError', 'Error', 'Error'])
+    expect(result.ok && result.value).toEqual(['Error', 'TypeError', 'Error', 'TimeoutError'])
     const errors = events.filter((e) => e.type === 'tool-error')
     expect(errors.map((e) => [e.callId, e.tool, e.reason, e.error.name])).toEqual([
       [1, 't.fail', 'threw', 'Error'],
       [2, 't.typed', 'refused', 'TypeError'],
       [3, 't.fn', 'invalid-result', 'Error'],
-      [4, 't.stuck', 'timeout', 'Error'],
+      [4, 't.stuck', 'timeout', 'TimeoutError'],
     ])
     expect(errors[0]!.error.message).toBe('no access')
     expect(errors[1]!.error.message).toMatch(/^Invalid arguments for tool t\.typed/)

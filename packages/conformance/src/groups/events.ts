@@ -227,7 +227,7 @@ export const eventsChecks: readonly ConformanceCheck[] = [
       if (errors[1]?.name !== 'TypeError' || !errors[1].message.startsWith('Invalid arguments for tool t.typed')) {
         throw new Error(`the refused call should carry the TypeError the guest sees, got ${summarize(errors[1])}`)
       }
-      expectSameValue(errors[2], { name: 'Error', message: 'tool t.stuck timed out after 50 ms' }, 'the timeout')
+      expectSameValue(errors[2], { name: 'TimeoutError', message: 'tool t.stuck timed out after 50 ms' }, 'the timeout')
     },
   },
   {

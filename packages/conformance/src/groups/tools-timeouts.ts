@@ -30,12 +30,12 @@ function stuckTool(timeoutMs: number): { tools: ToolSet; state: { called: boolea
 export const toolTimeoutChecks: ConformanceCheck[] = [
   {
     group: 'tools',
-    name: "a tool's timeoutMs: the call rejects in the guest with a catchable error naming the tool, and the tool's signal aborts",
+    name: "a tool's timeoutMs: the call rejects in the guest with a catchable TimeoutError naming the tool, and the tool's signal aborts",
     async run({ sandbox }) {
       const { tools, state } = stuckTool(100)
-      const code = "try { await slow.wait() } catch (e) { return [e instanceof Error, e.message] }\nreturn 'not reached'"
+      const code = "try { await slow.wait() } catch (e) { return [e instanceof Error, e.name, e.message] }\nreturn 'not reached'"
       const value = await runOk(sandbox, code, { tools, timeoutMs: 5_000 })
-      expectSameValue(value, [true, 'tool slow.wait timed out after 100 ms'], 'what the guest caught')
+      expectSameValue(value, [true, 'TimeoutError', 'tool slow.wait timed out after 100 ms'], 'what the guest caught')
       if (!state.aborted) throw new Error("the tool's signal did not abort when its timeoutMs passed")
       await expectHealthy(sandbox, 'a tool timeout')
     },

@@ -14,6 +14,7 @@ import {
 } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
+import { toolErrorChecks } from './tools-errors.js'
 import { toolLimitChecks } from './tools-limits.js'
 import { toolTimeoutChecks } from './tools-timeouts.js'
 
@@ -236,4 +237,4 @@ const coreChecks: ConformanceCheck[] = [
   },
 ]
 
-export const toolsChecks: readonly ConformanceCheck[] = [...coreChecks, ...toolLimitChecks, ...toolTimeoutChecks]
+export const toolsChecks: readonly ConformanceCheck[] = [...coreChecks, ...toolErrorChecks, ...toolLimitChecks, ...toolTimeoutChecks]

@@ -4,6 +4,7 @@ import type { ErrorCode } from '../errors.js'
 import type { RunError } from '../result.js'
 import { unpackLogEntries } from './log-entries.js'
 import { RUN_ENDED_REPLY } from './run-stop.js'
+import { toolFailureOf, toolFailurePayload } from '../tool-failure.js'
 
 /** The two calls a backend makes into its engine's GuestRuntime. */
 export interface GuestEngine {
@@ -97,11 +98,9 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   }
 }
 
-/** What the guest sees of a failed tool: the message, and whether it was a TypeError (bad input). */
+/** What the guest sees of a failed tool: its name, message and string code (see tool-failure.ts), as JSON. */
 export function toolErrorPayload(error: unknown): string {
-  const message = error instanceof Error ? error.message : String(error)
-  const name = error instanceof TypeError ? 'TypeError' : undefined
-  return JSON.stringify({ name, message })
+  return toolFailurePayload(error)
 }
 
 /** Turns the guest's `done` report (untrusted data) into an ExecuteOutcome. */
@@ -128,13 +127,12 @@ export function outcomeFromDone(done: GuestDone): ExecuteOutcome {
 
 /**
  * Runs a synchronous tool and answers as the guest runtime's `callSync` reads it:
- * `{"ok":true,"value":<wire>}`, or the tool's error as `{"ok":false,"name"?,"message"}`.
+ * `{"ok":true,"value":<wire>}`, or the tool's error as `{"ok":false,"name","message","code"?}`.
  */
 export function syncToolReply(host: ExecuteRequest['host'], name: string, argsWire: string): string {
   try {
     return `{"ok":true,"value":${host.callToolSync(name, argsWire)}}`
   } catch (error) {
-    const parsed = JSON.parse(toolErrorPayload(error)) as { name?: string; message: string }
-    return JSON.stringify({ ok: false, ...parsed })
+    return JSON.stringify({ ok: false, ...toolFailureOf(error) })
   }
 }

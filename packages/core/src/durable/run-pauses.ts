@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors.js'
+import { toolFailureError, toolFailureFromPayload, toolFailurePayload } from '../tool-failure.js'
 import type { ToolContext, ToolDefinition } from '../options.js'
 import { InterruptRegistry } from './interrupt.js'
 import type { Arrival, RunLedger } from './run-ledger.js'
@@ -139,13 +140,12 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
   )
 }
 
-/** A failure as the ledger keeps it: what the guest saw (the relay's toolErrorPayload shape). */
+/** A failure as the ledger keeps it: what the guest saw (see tool-failure.ts). */
 function guestErrorPayload(error: Error): string {
-  return JSON.stringify({ name: error instanceof TypeError ? 'TypeError' : undefined, message: error.message })
+  return toolFailurePayload(error)
 }
 
-/** A recorded failure, as the guest sees it again. */
+/** A recorded failure, as the guest sees it again: the same name, message and code. */
 export function guestErrorFrom(payload: string): Error {
-  const parsed = JSON.parse(payload) as { name?: string; message: string }
-  return parsed.name === 'TypeError' ? new TypeError(parsed.message) : new Error(parsed.message)
+  return toolFailureError(toolFailureFromPayload(payload))
 }

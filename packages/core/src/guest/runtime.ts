@@ -42,6 +42,11 @@ export function cordonGuestRuntime(
     promiseResolve,
     ErrorCtor,
     TypeErrorCtor,
+    RangeErrorCtor,
+    SyntaxErrorCtor,
+    ReferenceErrorCtor,
+    EvalErrorCtor,
+    URIErrorCtor,
     StringCtor,
     stringSlice,
     stringIndexOf,
@@ -294,9 +299,42 @@ export function cordonGuestRuntime(
   }
 
   // ---- tools ---------------------------------------------------------------------
-  function toolError(name: unknown, message: unknown): Error {
+  /**
+   * A tool's failure as the guest's own error: the realm's class for a built-in name, else an
+   * Error with the tool's name as an own property; the string code too. Defined, not assigned:
+   * a setter the guest put on Error.prototype never runs for it.
+   */
+  function toolError(failure: unknown): Error {
+    const name = own(failure, 'name')
+    const message = own(failure, 'message')
+    const code = own(failure, 'code')
     const text = typeof message === 'string' ? message : 'tool failed'
-    return name === 'TypeError' ? new TypeErrorCtor(text) : new ErrorCtor(text)
+    let error: Error
+    switch (name) {
+      case 'TypeError':
+        error = new TypeErrorCtor(text)
+        break
+      case 'RangeError':
+        error = new RangeErrorCtor(text)
+        break
+      case 'SyntaxError':
+        error = new SyntaxErrorCtor(text)
+        break
+      case 'ReferenceError':
+        error = new ReferenceErrorCtor(text)
+        break
+      case 'EvalError':
+        error = new EvalErrorCtor(text)
+        break
+      case 'URIError':
+        error = new URIErrorCtor(text)
+        break
+      default:
+        error = new ErrorCtor(text)
+        if (typeof name === 'string' && name !== 'Error') defineProperty(error, 'name', dataDescriptor(name, true))
+    }
+    if (typeof code === 'string') defineProperty(error, 'code', dataDescriptor(code, true))
+    return error
   }
 
   function toolErrorFrom(payload: string): Error {
@@ -306,7 +344,7 @@ export function cordonGuestRuntime(
     } catch {
       parsed = undefined
     }
-    return toolError(own(parsed, 'name'), own(parsed, 'message'))
+    return toolError(parsed)
   }
 
   /** The host's own promise maker (see RelayFunctions.callPromise), when it has one. */
@@ -371,7 +409,7 @@ export function cordonGuestRuntime(
     flushLogs()
     const reply: unknown = jsonParse(host.callSync(name, wire))
     if (own(reply, 'ok') === true) return codec.decodeTree(own(reply, 'value'))
-    throw toolError(own(reply, 'name'), own(reply, 'message'))
+    throw toolError(reply)
   }
 
   /** `a.b.c` → ['a', 'b', 'c'], without String.prototype.split (the guest may have replaced it). */

@@ -75,10 +75,11 @@ export interface ToolErrorEvent {
   durationMs: number
   reason: ToolErrorReason
   /**
-   * The error as the guest sees it (`name` is `TypeError` for refused arguments, else `Error`),
-   * or, for `run-ended`, why the run ended.
+   * The error as the guest sees it: the `name`, `message` and string `code` the tool threw
+   * (`TypeError` for refused arguments, `TimeoutError` for a tool's own `timeoutMs`), or, for
+   * `run-ended`, why the run ended.
    */
-  error: { name: string; message: string }
+  error: { name: string; message: string; code?: string }
 }
 
 export interface RunResultEvent {

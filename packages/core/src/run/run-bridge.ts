@@ -1,4 +1,5 @@
 import { SandboxError } from '../errors.js'
+import { toolFailureError, toolFailureOf } from '../tool-failure.js'
 import type { ResolvedLimits } from '../limits.js'
 import type { ToolBridge } from '../backend/v1/sandbox-backend.js'
 import { decodeValue, encodeValue, isLimitMarker, utf8Length } from '../wire.js'
@@ -26,7 +27,10 @@ interface PendingCall {
 }
 
 /** A tool's own timeoutMs passed (reported as `timeout`, not `threw`). */
-class ToolTimeoutError extends Error {}
+/** The name is the one web platforms give a timeout (AbortSignal.timeout's DOMException): guests can test it. */
+class ToolTimeoutError extends Error {
+  override name = 'TimeoutError'
+}
 
 /**
  * The per-run ToolBridge: every input comes from the guest (or a backend that may be
@@ -115,14 +119,13 @@ export class RunBridge implements ToolBridge {
 
   private failed(call: PendingCall | undefined, reason: ToolErrorReason, error: unknown): void {
     if (call === undefined || !this.pending.delete(call.id)) return
-    const message = error instanceof Error ? error.message : String(error)
     this.events!.stream.emit({
       type: 'tool-error',
       callId: call.id,
       tool: call.tool,
       durationMs: since(call.startedPerf),
       reason,
-      error: { name: error instanceof TypeError ? 'TypeError' : 'Error', message },
+      error: toolFailureOf(error),
     })
   }
 
@@ -337,8 +340,7 @@ function since(startedPerf: number): number {
   return Math.round((performance.now() - startedPerf) * 1000) / 1000
 }
 
-/** The guest sees a tool failure's message only: no host stack, no host error object. */
+/** The guest sees a tool failure's name, message and code only: no host stack, no host error object. */
 function toGuestError(error: unknown): Error {
-  const message = error instanceof Error ? error.message : typeof error === 'string' ? error : 'tool failed'
-  return error instanceof TypeError ? new TypeError(message) : new Error(message)
+  return toolFailureError(toolFailureOf(error))
 }

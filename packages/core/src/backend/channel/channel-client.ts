@@ -1,6 +1,7 @@
 import { SandboxError } from '../../errors.js'
 import type { RunError } from '../../result.js'
 import { toolErrorPayload } from '../guest-relay.js'
+import { toolFailureOf } from '../../tool-failure.js'
 import { unpackLogEntries } from '../log-entries.js'
 import { timeoutError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
@@ -275,7 +276,7 @@ export class ChannelClient {
     try {
       return { ok: true, value: run.request.host.callToolSync(name, args) }
     } catch (error) {
-      return JSON.parse(toolErrorPayload(error)) as SyncReply & { ok: false }
+      return { ok: false, ...toolFailureOf(error) }
     }
   }
 

@@ -76,7 +76,7 @@ export type Report =
   | ['call-sync', number, string, string]
 
 /** The answer to a synchronous tool call: the result in wire format, or the error the guest sees. */
-export type SyncReply = { ok: true; value: string } | { ok: false; name?: string; message: string }
+export type SyncReply = { ok: true; value: string } | { ok: false; name?: string; message: string; code?: string }
 
 /** Caps on what a near side may send a far side that serves strangers; anything larger is a breach. */
 export interface OrderCaps {

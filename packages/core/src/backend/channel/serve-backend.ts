@@ -5,6 +5,7 @@ import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } f
 import { CHANNEL_VERSION, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
 import { stopRaised } from './stop-flags.js'
 import { packLogEntry } from '../log-entries.js'
+import { toolFailureError, toolFailureFromPayload, toolFailureOf } from '../../tool-failure.js'
 
 /** A report of console entries grows to about this many characters before the next one starts. */
 const LOG_REPORT_CHARS = 256 * 1024
@@ -124,7 +125,7 @@ export function serveBackend(
             throw new Error('the run has ended')
           }
           if (reply.ok) return reply.value
-          throw reply.name === 'TypeError' ? new TypeError(reply.message) : new Error(reply.message)
+          throw toolFailureError(toolFailureOf(reply))
         },
       },
     }
@@ -224,14 +225,7 @@ function asRunError(error: unknown): RunError {
 }
 
 function toolError(payload: string): Error {
-  let parsed: { name?: unknown; message?: unknown } = {}
-  try {
-    parsed = JSON.parse(payload) as typeof parsed
-  } catch {
-    // Described below.
-  }
-  const message = typeof parsed.message === 'string' ? parsed.message : 'the tool failed'
-  return parsed.name === 'TypeError' ? new TypeError(message) : new Error(message)
+  return toolFailureError(toolFailureFromPayload(payload))
 }
 
 function describe(error: unknown): string {
