@@ -55,6 +55,26 @@ const guestErrorChecks: ConformanceCheck[] = [
   ),
   runtimeError('a unicode message is kept', "throw new Error('échec ✗ 失敗 😢')", (e) => expectNamed(e, 'Error', 'échec ✗ 失敗 😢')),
   runtimeError('throwing a plain object is a RUNTIME_ERROR', 'throw { code: 42 }', () => {}),
+  runtimeError(
+    "throw { name, message } → RUNTIME_ERROR with that name and message, not the object's inspection",
+    "throw { name: 'QuotaError', message: 'over quota', code: 'E_QUOTA' }",
+    (e) => expectNamed(e, 'QuotaError', 'over quota'),
+  ),
+  runtimeError('throw { message } → RUNTIME_ERROR Error with that message', "throw { message: 'only a message' }", (e) =>
+    expectNamed(e, 'Error', 'only a message'),
+  ),
+  runtimeError(
+    'an error whose prototype the guest removed keeps its own message',
+    "const e = new RangeError('lost its class')\nObject.setPrototypeOf(e, null)\nthrow e",
+    (e) => expectNamed(e, 'Error', 'lost its class'),
+  ),
+  runtimeError(
+    "an error-shaped object's message getter is not run: the object is described instead",
+    "let ran = false\nthrow { name: 'X', get message() { ran = true; return 'from a getter' } }",
+    (e) => {
+      if (e.message === 'from a getter') throw new Error(`the getter ran: ${summarize(e)}`)
+    },
+  ),
   runtimeError('throwing null is a RUNTIME_ERROR', 'throw null', () => {}),
   runtimeError(
     'an error whose message getter throws is still a RUNTIME_ERROR',

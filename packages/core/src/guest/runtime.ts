@@ -60,6 +60,8 @@ export function cordonGuestRuntime(
     setPrototypeOf,
     arrayPrototype,
     arrayJoin,
+    getOwnPropertyDescriptor,
+    dataValue,
   } = p
   // Everything this runtime keeps for itself lives in null-prototype arrays and records (`list`,
   // `create(null)`), is read as own data only (`own`), and is written to JSON by hand (a primitive
@@ -131,6 +133,12 @@ export function cordonGuestRuntime(
     host.done(status, payload, logsDropped)
   }
 
+  /** An own data property's string value, read without running a getter; undefined otherwise. */
+  function ownString(object: object, key: string): string | undefined {
+    const value = dataValue(getOwnPropertyDescriptor(object, key))
+    return typeof value === 'string' ? value : undefined
+  }
+
   function describeThrown(error: unknown): string {
     let name: string | undefined
     let message: string
@@ -141,6 +149,12 @@ export function cordonGuestRuntime(
         name = typeof e.name === 'string' ? e.name : 'Error'
         message = typeof e.message === 'string' ? e.message : StringCtor(e.message)
         stack = typeof e.stack === 'string' ? e.stack : undefined
+      } else if (typeof error === 'object' && error !== null && ownString(error, 'message') !== undefined) {
+        // Error-shaped without Error.prototype: `throw { name, message }`, or an error whose
+        // prototype the guest removed. Its own fields, as it would read them.
+        message = ownString(error, 'message') as string
+        name = ownString(error, 'name') ?? 'Error'
+        stack = ownString(error, 'stack')
       } else {
         const args: unknown[] = list()
         args[0] = error
