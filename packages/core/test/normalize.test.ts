@@ -79,12 +79,32 @@ describe('values', () => {
     await expect(run('1 +\n// comment\n2 /* c */ ;')).resolves.toBe(3)
   })
 
-  test('no value when the last statement is a declaration, if or loop', async () => {
+  test('no value when the last statement is a declaration', async () => {
     await expect(run('const a = 1')).resolves.toBeUndefined()
-    await expect(run('let a = 1; if (a) { a + 1 }')).resolves.toBeUndefined()
-    await expect(run('for (let i = 0; i < 3; i++) { i }')).resolves.toBeUndefined()
     await expect(run('function f() { return 1 }')).resolves.toBe(1) // a lone declaration is called
     await expect(run('class A {}')).resolves.toBeUndefined()
+    await expect(run('1\nlet b = 2')).resolves.toBeUndefined()
+  })
+
+  test('a last if, loop, try, block, switch or label gives its completion value, as eval does', async () => {
+    await expect(run('let a = 1; if (a) { a + 1 }')).resolves.toBe(2)
+    await expect(run('let a = 0; if (a) { a + 1 }')).resolves.toBeUndefined()
+    await expect(run('for (let i = 0; i < 3; i++) { i }')).resolves.toBe(2)
+    await expect(run('for (const x of []) { x }')).resolves.toBeUndefined()
+    await expect(run("try { JSON.parse('{') } catch (e) { e.name } finally { 'not counted' }")).resolves.toBe('SyntaxError')
+    await expect(run("{ 'kept'; (() => { 'not counted' })(); function f() { 'nor this' } }")).resolves.toBe(undefined)
+    await expect(run("{ 'kept'; function f() { 'not counted' } }")).resolves.toBe('kept')
+    await expect(run("label: { 'in'; break label }")).resolves.toBe('in')
+    await expect(run("switch (2) { case 1: 'one'; break; case 2: 'two' }")).resolves.toBe('two')
+    await expect(run('if (true) { 7 };;')).resolves.toBe(7)
+    await expect(run("if (true) return 'early'\nelse 'late'")).resolves.toBe('early')
+  })
+
+  test('a completion value keeps positions: an error inside it maps back to the line and column as written', async () => {
+    const program = await normalized('const n = {}\nif (n) {\n  n.a;  n.missing.deep\n}')
+    const at = await thrownAt(program)
+    // `n.missing.deep` — V8 points at `deep`, column 19 of the user's line 3, past two insertions.
+    expect(toUserPosition(program, at.line, at.column)).toEqual({ line: 3, column: 19 })
   })
 
   test('explicit return, including early return', async () => {

@@ -36,6 +36,26 @@ export const normalizationChecks: readonly ConformanceCheck[] = [
   form('the last expression on its own line, after a comment', 'const a = 2\n// double it\na * 2 // done\n', 4),
   form('an object literal in parentheses', '({ a: 1 })', { a: 1 }),
   form('a program ending in a declaration is undefined', 'const a = 1', undefined),
+  // A last if, loop, try, block, switch or label: its completion value, as eval gives it.
+  form(
+    'a last if gives the last expression of the branch that ran',
+    "const n = 2\nif (n > 5) 'big'\nelse if (n > 1) 'medium'\nelse 'small'",
+    'medium',
+  ),
+  form('a last if whose branch did not run gives undefined', 'if (false) { 1 }', undefined),
+  form(
+    'a last try/catch gives the value of the block that ran; finally does not count',
+    "try { JSON.parse('{') } catch (e) { e.name } finally { 'not counted' }",
+    'SyntaxError',
+  ),
+  form("a last loop gives its last iteration's value", 'let sum = 0\nfor (const x of [1, 2, 3]) { sum += x }', 6),
+  form("a last block gives its last expression's value", "{ 'a'; { 'b' } }", 'b'),
+  form(
+    'a last switch gives the value of the case that ran',
+    "switch (2) { case 1: 'one'; break; case 2: 'two'; break; default: 'other' }",
+    'two',
+  ),
+  form('a labeled block left with break gives the value before the break', "outer: { 'inside'; break outer }", 'inside'),
   form('return at top level', 'const xs = [3, 1, 2]\nif (xs.length > 2) return Math.max(...xs)\nreturn 0', 3),
   form('return inside nested functions does not end the program', 'function f() { return 1 }\nconst g = () => { return 2 }\nf() + g()', 3),
   form('top-level await', 'const x = await Promise.resolve(2)\nx * 3', 6),

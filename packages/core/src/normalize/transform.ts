@@ -9,6 +9,8 @@
  *   is returned from the last line of the wrapper; a function/arrow default is called and awaited.
  * - a lone function declaration (`async function main() {…}`, possibly `export`ed): called with
  *   no arguments and awaited.
+ * - last top-level statement is an `if`, `try`, block, loop, `switch` or label: its completion
+ *   value, as `eval` gives it, is returned (completion.ts).
  * - last top-level statement is an expression statement: its value is returned. If that
  *   expression is a (non-generator) function or arrow, it is called and awaited instead — a
  *   function is never a useful result, and `async () => {…}` alone is the documented shape; this
@@ -17,7 +19,8 @@
  * - `import …` is rejected, unless the host supplied modules: then it becomes bindings taken from
  *   the guest's module registry (imports.ts). `export … from` is always rejected.
  */
-import type { ExportDefaultDeclaration, Expression, FunctionDeclaration } from 'acorn'
+import type { ExportDefaultDeclaration, Expression, FunctionDeclaration, Statement } from 'acorn'
+import { captureCompletion, hasCompletionValue } from './completion.js'
 import type { TopLevel } from './parse.js'
 import type { Edit } from './positions.js'
 import { insertAt, replaceKeepingLines } from './splice.js'
@@ -113,6 +116,14 @@ export function transformStatements(
   }
 
   const recheck = edits.length > 0
+  // Trailing `;`s count for nothing, as in eval: `if (ok) { 1 };` is 1.
+  let valued = statements.length - 1
+  while (valued > firstReal && statements[valued]!.type === 'EmptyStatement') valued--
+  const lastValued = statements[valued]!
+  if (hasCompletionValue(lastValued)) {
+    captureCompletion(wrapped, lastValued as Statement, edits)
+    return { ok: true, edits, imports, recheck: true }
+  }
   if (last.type === 'ExpressionStatement' && last.directive !== 'use strict') {
     // Insert before the statement (not the expression: `(a, b)` starts at its parenthesis) and
     // close before its own semicolon. A trailing comment stays inside the parentheses, harmlessly.

@@ -1,8 +1,9 @@
 /**
  * Random bodies of an async function, from a small grammar: let-bound variables, arithmetic and
  * strings, awaits, helper calls, if/for-of/try/blocks, console.log, throw and return. The last
- * statement is never an expression statement and the body is never a lone function declaration,
- * so normalization has no documented reason to change what the body means. Template literals
+ * statement is never an expression statement (nor an if with one inside: a last if gives its
+ * completion value) and the body is never a lone function declaration, so normalization has no
+ * documented reason to change what the body means. Template literals
  * carry the text normalization looks for (fences, `export default`, comments, a shebang) inside
  * strings, where it must be left alone.
  *
