@@ -19,6 +19,7 @@ const GUEST_SOURCES = [
   'packages/core/src/guest/inspect.ts',
   'packages/core/src/guest/runtime.ts',
   'packages/core/src/guest/primordials.ts',
+  'packages/core/src/guest/structured-clone.ts',
   // The subprocess backend's guest sources are strings (src/guest/*-source.ts), not functions.
   'packages/backend-ivm/src/guest/*.ts',
   'packages/backend-quickjs/src/guest/*.ts',

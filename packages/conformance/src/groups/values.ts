@@ -4,6 +4,7 @@ import { expectError, expectHostError, runOk, timedRun } from '../harness/run.js
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
 import { CROSSING_SAMPLES, REFUSED_SAMPLES } from './values-samples.js'
+import { structuredCloneChecks } from './values-structured-clone.js'
 import type { CrossingSample, RefusedSample } from './values-samples.js'
 
 const hostExpected = (sample: CrossingSample): unknown => (sample.hostExpected ?? sample.host)()
@@ -149,4 +150,5 @@ export const valuesChecks: readonly ConformanceCheck[] = [
   ...CROSSING_SAMPLES.flatMap(crossingChecks),
   ...REFUSED_SAMPLES.flatMap(refusedChecks),
   ...modelChecks,
+  ...structuredCloneChecks,
 ]

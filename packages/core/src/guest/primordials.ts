@@ -132,6 +132,28 @@ export function capturePrimordials() {
     regexpExec: RegExp.prototype.exec,
     regexpToString: RegExp.prototype.toString,
     regexpSource: getter(RegExp.prototype, 'source'),
+    regexpFlags: getter(RegExp.prototype, 'flags'),
+    RegExpCtor: RegExp,
+    booleanValueOf: Boolean.prototype.valueOf,
+    numberValueOf: Number.prototype.valueOf,
+    stringValueOf: String.prototype.valueOf,
+    symbolValueOf: Symbol.prototype.valueOf,
+    bigintValueOf: typeof BigInt === 'function' ? (BigInt.prototype as { valueOf: () => bigint }).valueOf : undefined,
+    mapGet: Map.prototype.get,
+    mapHas: Map.prototype.has,
+    arrayBufferSlice: ArrayBuffer.prototype.slice,
+    /** ES2024's ArrayBuffer.prototype.transfer, where the engine has it. */
+    arrayBufferTransfer: (ArrayBuffer.prototype as unknown as Record<string, unknown>).transfer as
+      ((this: ArrayBuffer) => ArrayBuffer) | undefined,
+    sharedArrayBufferByteLength: typeof SharedArrayBuffer === 'function' ? getter(SharedArrayBuffer.prototype, 'byteLength') : undefined,
+    DataViewCtor: DataView,
+    dataViewBuffer: getter(DataView.prototype, 'buffer'),
+    dataViewByteOffset: getter(DataView.prototype, 'byteOffset'),
+    typedArrayByteOffset: getter(typedArrayPrototype, 'byteOffset'),
+    // Where the engine has them (typed here by hand: not every lib this compiles against knows them).
+    weakRefDeref: (globalThis as { WeakRef?: { prototype: { deref: () => unknown } } }).WeakRef?.prototype.deref,
+    finalizationRegistryUnregister: (globalThis as { FinalizationRegistry?: { prototype: { unregister: (token: object) => boolean } } })
+      .FinalizationRegistry?.prototype.unregister,
     typedArrayTag: getter(typedArrayPrototype, Symbol.toStringTag),
     typedArrayLength: getter(typedArrayPrototype, 'length'),
     typedArrayBuffer: getter(typedArrayPrototype, 'buffer'),

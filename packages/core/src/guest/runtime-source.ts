@@ -5,6 +5,7 @@ import { createInspect } from './inspect.js'
 import { createPlainJson } from './plain-json.js'
 import { PRIMORDIALS_SOURCE } from './primordials.js'
 import { cordonGuestRuntime } from './runtime.js'
+import { createStructuredClone } from './structured-clone.js'
 
 /**
  * Source text of one expression that evaluates to `(host) => GuestRuntime`.
@@ -12,7 +13,7 @@ import { cordonGuestRuntime } from './runtime.js'
  * primordials are captured when the runtime is made, before any guest code runs.
  */
 export const GUEST_RUNTIME_SOURCE = `(function (host) {
-  return (${cordonGuestRuntime.toString()})(host, ${PRIMORDIALS_SOURCE}, function (p) { return (${createCodec.toString()})(p, ${createPlainJson.toString()}) }, ${createInspect.toString()}, ${createFetchApi.toString()}, ${createUtf8.toString()})
+  return (${cordonGuestRuntime.toString()})(host, ${PRIMORDIALS_SOURCE}, function (p) { return (${createCodec.toString()})(p, ${createPlainJson.toString()}) }, ${createInspect.toString()}, ${createFetchApi.toString()}, ${createUtf8.toString()}, ${createStructuredClone.toString()})
 })`
 
 /** The file name guest scripts are compiled under; stacks read `guest.js:LINE:COL`. */

@@ -14,6 +14,7 @@ import { createInspect } from './inspect.js'
 import type { Primordials } from './primordials.js'
 import type { createFetchApi } from './fetch-api.js'
 import type { createUtf8 } from './utf8.js'
+import type { createStructuredClone } from './structured-clone.js'
 
 export interface GuestRuntimeWithCodec extends GuestRuntime {
   readonly codec: ReturnType<typeof createCodec>
@@ -26,6 +27,7 @@ export function cordonGuestRuntime(
   inspectFactory: typeof createInspect,
   fetchApiFactory: typeof createFetchApi,
   utf8Factory: typeof createUtf8,
+  structuredCloneFactory: typeof createStructuredClone,
 ): GuestRuntimeWithCodec {
   'use strict'
   const G = globalThis as Record<string, unknown>
@@ -536,6 +538,9 @@ export function cordonGuestRuntime(
     defineOwn(G, name, dataDescriptor(value, false))
   }
 
+  // The engine's own structuredClone where it has one; ours (structured-clone.ts) where it has none.
+  const structuredClone = typeof own(G, 'structuredClone') === 'function' ? undefined : structuredCloneFactory(p)
+
   /**
    * A durable run's `Date` and `Math.random`: the same values on every replay. `Date` keeps the
    * real prototype, so its instances are real dates for the guest and for the codec.
@@ -631,6 +636,7 @@ export function cordonGuestRuntime(
           },
         ])
       })
+      if (structuredClone !== undefined) define('structuredClone', structuredClone)
       const tools = parsed.tools
       for (let i = 0; i < tools.length; i++) {
         const tool = tools[i] as { name: string; sync: boolean }

@@ -10,6 +10,7 @@ export const RESERVED_GLOBAL_NAMES: ReadonlySet<string> = new Set([
   'clearTimeout',
   'clearInterval',
   'queueMicrotask',
+  'structuredClone',
   'Object',
   'Function',
   'Array',
