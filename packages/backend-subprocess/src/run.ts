@@ -78,7 +78,11 @@ export function runOnChild(
     }
     // The request's signal aborts at the deadline too: the one stop watcher of the run.
     cleanups.push(watchStop(request, (error) => stopAndDrain({ ok: false, error })))
-    cleanups.push(watchMemory(child, request.script.length, memoryCheckMs, (message) => fail('MEMORY_LIMIT', message)))
+    // Like a stop from outside, the watchdog reads the child's pipe before reporting: on a loaded
+    // host its sample can come before the host read what the guest logged first.
+    cleanups.push(
+      watchMemory(child, request.script.length, memoryCheckMs, (message) => stopAndDrain({ ok: false, error: { code: 'MEMORY_LIMIT', message } })),
+    )
 
     const onMessage = (message: ChildMessage) => {
       if (finished) return

@@ -46,16 +46,22 @@ export const timeLimitChecks: ConformanceCheck[] = [
     name: 'ABORTED: aborting the signal mid-run ends the run promptly, logs kept',
     async run({ sandbox, options }) {
       let toolSawAbort = false
+      let toolStarted = false
       const tools = {
         't.wait': {
-          execute: (_: unknown, ctx: ToolContext) =>
-            new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve((toolSawAbort = true)))),
+          execute: (_: unknown, ctx: ToolContext) => {
+            toolStarted = true
+            return new Promise((resolve) => ctx.signal.addEventListener('abort', () => resolve((toolSawAbort = true))))
+          },
         },
       }
       const code = "console.log('before')\nawait Promise.all([t.wait(), new Promise((resolve) => setTimeout(resolve, 60000))])"
       let timed: TimedResult | undefined
-      // Each try has an abort of its own, 150 ms after its run() call (see timedRunThatStarts).
-      for (let tries = 0; tries < 3 && (timed === undefined || !loggedAnything(timed)); tries++) {
+      // Each try has an abort of its own, 150 ms after its run() call (see timedRunThatStarts); a
+      // try whose guest had not reached its tool call by then (a loaded machine) is made again.
+      for (let tries = 0; tries < 3 && (timed === undefined || !loggedAnything(timed) || !toolStarted); tries++) {
+        toolStarted = false
+        toolSawAbort = false
         const controller = new AbortController()
         setTimeout(() => controller.abort(), 150)
         timed = await timedRun(sandbox, code, { tools, signal: controller.signal, timeoutMs: 30_000 })
@@ -64,6 +70,7 @@ export const timeLimitChecks: ConformanceCheck[] = [
       expectDeadline(timed, 'ABORTED', 150, options.timeoutSlackMs)
       expectSameValue(logMessages(timed.result), ['before'], 'the logs before the abort')
       for (let i = 0; i < 20 && !toolSawAbort; i++) await sleep(10)
+      if (!toolStarted) throw new Error('the guest never reached its tool call within 150 ms, in three tries')
       if (!toolSawAbort) throw new Error("the pending tool's ctx.signal was not aborted")
       await expectHealthy(sandbox, 'ABORTED')
     },

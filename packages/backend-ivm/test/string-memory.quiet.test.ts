@@ -3,6 +3,9 @@
  * isolated-vm's own limit never sees it when the guest drops it at once. The backend's heap
  * readings (see heap-check.ts) must end such runs MEMORY_LIMIT, and leave programs that stay
  * under the limit, garbage included, alone.
+ *
+ * Quiet: the proof of a string the guest drops at once is a heap reading that must come before
+ * V8 collects it, which a machine loaded by other suites can delay past its wait.
  */
 import { afterAll, describe, expect, test } from 'vitest'
 import { codeOf, ivmSandbox, valueOf } from './helpers.js'
