@@ -13,7 +13,7 @@ export const BOOT_FILENAME = 'cordon-runtime.js'
  * failure; $6, the isolate's memoryMb; and $7, the SharedArrayBuffer console entries are stored
  * in (made into `storeLog` before the realm is hardened, which guards its typed-array
  * constructors). They are only ever held in closures here, never written to a global.
- * The returned array holds the four runtime functions the host keeps References to; the
+ * The returned array holds the five runtime functions the host keeps References to; the
  * runtime's functions do not use `this`, so calling them detached is fine. Everything crossing
  * back to the host goes through the sealed boundary (primitives only, see guest/boundary.ts).
  */
@@ -23,5 +23,5 @@ const seal = (${sealBoundary.toString()})(${PRIMORDIALS_SOURCE});
 const storeLog = (${makeLogStore.toString()})($7);
 (${hardenGuestRealm.toString()})(${PRIMORDIALS_SOURCE}, seal.outgoing($5), $6);
 const runtime = (${GUEST_RUNTIME_SOURCE})({ log: seal.outgoing($0), call: seal.outgoing($1), callSync: seal.outgoing($2), timer: seal.outgoing($3), done: seal.outgoing($4), storeLog });
-return [seal.incoming(runtime.install), seal.incoming(runtime.start), seal.incoming(runtime.settle), seal.incoming(runtime.fire)];
+return [seal.incoming(runtime.install), seal.incoming(runtime.start), seal.incoming(runtime.settle), seal.incoming(runtime.fire), seal.incoming(runtime.stall)];
 })`

@@ -38,6 +38,7 @@ export interface GuestVm {
   readonly start: IvmReference
   readonly settle: IvmReference
   readonly fire: IvmReference
+  readonly stall: IvmReference
   /**
    * Hands the console entries the guest stored and has not sent yet to the run's relay: for a run
    * stopped from outside, before the isolate goes (the guest may be stuck in a loop, or gone).
@@ -137,7 +138,8 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
     const boot = await (await compileBootScript(ivm, isolate)).run(context, { reference: true, release: true })
     const exports = (await boot.apply(undefined, callbacks, { result: { reference: true } })) as IvmReference
     boot.release()
-    const [install, start, settle, fire] = [0, 1, 2, 3].map((index) => exports.getSync(index, { reference: true })) as [
+    const [install, start, settle, fire, stall] = [0, 1, 2, 3, 4].map((index) => exports.getSync(index, { reference: true })) as [
+      IvmReference,
       IvmReference,
       IvmReference,
       IvmReference,
@@ -155,6 +157,7 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
       start,
       settle,
       fire,
+      stall,
       drainLogs() {
         const stored = logShare.take(false)
         if (stored !== '') relaySwitch.functions.log(stored)

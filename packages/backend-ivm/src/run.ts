@@ -76,7 +76,24 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   let onIdle: (() => void) | undefined
   const callReturned = () => {
     inFlight--
-    if (inFlight === 0) onIdle?.()
+    if (inFlight === 0) {
+      onIdle?.()
+      askStall()
+    }
+  }
+  // isolated-vm runs the isolate's microtasks before a call into it returns: with no call in
+  // flight, the guest's job queue is empty. If nothing the host holds can wake it either, the
+  // runtime is asked to end the run DEADLOCK, once until a tool result or timer enters again.
+  let started = false
+  let stallAsked = false
+  const askStall = () => {
+    if (!started || stallAsked || settled || !relay.stalled() || vm.isolate.isDisposed) return
+    stallAsked = true
+    track(vm.stall.apply(undefined, []))
+  }
+  const entered = (call: () => Promise<unknown>) => {
+    stallAsked = false
+    track(call())
   }
   const untilIdle = () =>
     new Promise<void>((resolve) => {
@@ -129,8 +146,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     },
   })
   relay.connect({
-    settle: (id, ok, payload) => track(vm.settle.apply(undefined, [id, ok, payload])),
-    fire: (id) => track(vm.fire.apply(undefined, [id])),
+    settle: (id, ok, payload) => entered(() => vm.settle.apply(undefined, [id, ok, payload])),
+    fire: (id) => entered(() => vm.fire.apply(undefined, [id])),
   })
   const forget = register(stop)
   const cancelWatch = watchStop(request, stop)
@@ -214,13 +231,14 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       return
     }
     // `release: true` lets go of the host's handle once the function is in the runtime's hands.
-    const started = vm.start.apply(undefined, [main.derefInto({ release: true })])
+    const startCall = vm.start.apply(undefined, [main.derefInto({ release: true })])
     afterStart = vm.isolate.getHeapStatistics().catch(() => undefined)
-    void started.then(
+    void startCall.then(
       () => (startReturned = true),
       () => (startReturned = true),
     )
-    track(started)
+    started = true
+    track(startCall)
   }
   drive().catch((error: unknown) => stop(engineFailure(error, memoryMb)))
 

@@ -168,7 +168,7 @@ describe('denial of service ends within timeoutMs + 500 ms', () => {
     ['a timer storm', 'const tick = () => { for (let i = 0; i < 100; i++) setTimeout(tick, 0) }\ntick()\nawait new Promise(() => {})'],
     ['a sync tool called forever', 'for (;;) now()'],
     ['a log flood', "for (;;) console.log('x'.repeat(100))"],
-    ['an await that never settles', 'await new Promise(() => {})'],
+    ['an await that never settles beside a live interval', 'setInterval(() => {}, 50)\nawait new Promise(() => {})'],
     ['a catch-and-retry loop around stack overflows', 'const f = () => f()\nfor (;;) { try { f() } catch (e) {} }'],
   ]
   for (const [name, code] of cases) {

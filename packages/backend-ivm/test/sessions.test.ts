@@ -17,7 +17,7 @@ describe('a backend session', () => {
   test('dispose() during a run ends it promptly with ABORTED and frees the isolate; dispose is idempotent', async () => {
     const { session, dispose } = await openRaw()
     expect(await session.execute(request('globalThis.kept = 1\nreturn 1'))).toMatchObject({ ok: true })
-    for (const body of ['while (true) {}', 'await new Promise(() => {})']) {
+    for (const body of ['while (true) {}', 'await new Promise((resolve) => setTimeout(resolve, 3600000))']) {
       const { session: busy } = await openRaw()
       const running = timed(() => busy.execute(request(body)))
       await new Promise((resolve) => setTimeout(resolve, 50))
@@ -40,7 +40,7 @@ describe('a backend session', () => {
     const backend = createIvmBackend()
     const idle = await backend.openSession!({ memoryMb: 32 })
     const busy = await backend.openSession!({ memoryMb: 32 })
-    const running = busy.execute(request('await new Promise(() => {})'))
+    const running = busy.execute(request('await new Promise((resolve) => setTimeout(resolve, 3600000))'))
     await new Promise((resolve) => setTimeout(resolve, 30))
     await backend.dispose()
     expect(await running).toMatchObject({ ok: false, error: { code: 'ABORTED' } })

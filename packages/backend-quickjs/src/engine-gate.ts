@@ -12,6 +12,11 @@ export interface GateHooks {
   onHostException(error: unknown): void
   /** executePendingJobs stopped on an exception (interrupt, out of memory). Do not dispose it. */
   onJobError(error: QuickJSHandle): void
+  /**
+   * No entry is queued and the job queue is empty: a task to run next (the runtime's `stall`
+   * when nothing can wake the guest any more), or undefined.
+   */
+  whenIdle(): (() => void) | undefined
 }
 
 const yieldToHost: (resume: () => void) => void =
@@ -78,7 +83,7 @@ export class EngineGate {
           if (!this.drainSlice()) return
           this.needsDrain = false
         }
-        const task = this.tasks.shift()
+        const task = this.tasks.shift() ?? this.hooks.whenIdle()
         if (task === undefined) return
         this.enter(task)
         this.needsDrain = true

@@ -12,6 +12,7 @@ export interface GuestRuntimeHandles {
   readonly settle: QuickJSHandle
   readonly answer: QuickJSHandle
   readonly fire: QuickJSHandle
+  readonly stall: QuickJSHandle
   readonly flushLogs: QuickJSHandle
   /** The context's own JSON.stringify, taken before any guest code ran (see newRelayObject). */
   readonly quote: QuickJSHandle
@@ -52,6 +53,7 @@ export function makeGuestRuntime(
       settle: method('settle'),
       answer: method('answer'),
       fire: method('fire'),
+      stall: method('stall'),
       flushLogs: method('flushLogs'),
       quote,
     },
@@ -63,6 +65,7 @@ export function disposeGuestRuntime(handles: GuestRuntimeHandles): void {
     handles.quote,
     handles.flushLogs,
     handles.fire,
+    handles.stall,
     handles.answer,
     handles.settle,
     handles.start,

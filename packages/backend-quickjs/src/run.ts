@@ -81,6 +81,10 @@ export class GuestRun implements RunHooks {
   private lastPull = 0
   /** The guest sent a console batch in this run (a turn's first entry always goes at once). */
   private logged = false
+  /** The guest's main function was started: from then on, an idle engine may mean a deadlock. */
+  private started = false
+  /** The runtime's `stall` was called and nothing has entered the engine since. */
+  private stallAsked = false
 
   /** `keepEngine`: a session run, whose engine outlives it (see shouldInterrupt). */
   constructor(
@@ -93,6 +97,7 @@ export class GuestRun implements RunHooks {
       isOpen: () => this.reason === undefined,
       onHostException: (error) => this.onHostException(error),
       onJobError: (error) => this.onThrown(error),
+      whenIdle: () => this.whenIdle(),
     })
   }
 
@@ -220,11 +225,28 @@ export class GuestRun implements RunHooks {
       const main = this.compile()
       if (main === undefined) return
       this.relay.connect({
-        settle: (id, ok, payload) => this.gate.enqueue(() => this.settle(id, ok, payload)),
-        fire: (id) => this.gate.enqueue(() => void this.call(guest.fire, context.newNumber(id))),
+        settle: (id, ok, payload) => this.gate.enqueue(() => this.entered(() => this.settle(id, ok, payload))),
+        fire: (id) => this.gate.enqueue(() => this.entered(() => void this.call(guest.fire, context.newNumber(id)))),
       })
+      this.started = true
       this.call(guest.start, main)
     })
+  }
+
+  /** A tool result or timer enters the engine: the guest may make progress, so a stall is asked about anew. */
+  private entered(fn: () => void): void {
+    this.stallAsked = false
+    fn()
+  }
+
+  /**
+   * The engine is idle (no entry queued, no promise job left). If the guest started and nothing
+   * the host holds can wake it, the runtime is asked to end the run DEADLOCK (once per idle spell).
+   */
+  private whenIdle(): (() => void) | undefined {
+    if (!this.started || this.stallAsked || this.reason !== undefined || !this.relay.stalled()) return undefined
+    this.stallAsked = true
+    return () => void this.call(this.engine.guest.stall)
   }
 
   /**

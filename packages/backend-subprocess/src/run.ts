@@ -122,7 +122,7 @@ export function runOnChild(
     }
     const violation = (reason: string) => fail('BACKEND_CRASHED', `the child broke the protocol (${reason}) and was killed`)
     const logEntries = (entries: string) => {
-      if (!unpackLogEntries(entries, (level, text) => request.host.log(level, text))) violation('malformed log entries')
+      if (!unpackLogEntries(entries, (level, text, args) => request.host.log(level, text, args))) violation('malformed log entries')
     }
 
     const call = (id: number, name: string, args: string) => {

@@ -165,7 +165,7 @@ describe('after an escape inside the child', () => {
     // kill(ppid = 0) signals the child's own process group (where, as the namespace's init, it
     // ignores even SIGKILL from itself), never the host's: the run just times out.
     const killed = errorOf(
-      await sandbox.run('escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise(() => {})', { timeoutMs: 500 }),
+      await sandbox.run('escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise((resolve) => setTimeout(resolve, 3600000))', { timeoutMs: 500 }),
     )
     expect(killed.code).toMatch(/^(TIMEOUT|BACKEND_CRASHED)$/)
     expect(valueOf(await sandbox.run('1 + 1'))).toBe(2)
@@ -183,7 +183,7 @@ describe('after an escape inside the child', () => {
   it("a child that dies of an uncaught error names the error and its code, not Node's last lines", async () => {
     const crashed = errorOf(
       await sandbox.run(
-        "escapedProcess.nextTick(() => { throw Object.assign(new TypeError('boom in the child'), { code: 'E_BOOM' }) })\nawait new Promise(() => {})",
+        "escapedProcess.nextTick(() => { throw Object.assign(new TypeError('boom in the child'), { code: 'E_BOOM' }) })\nawait new Promise((resolve) => setTimeout(resolve, 3600000))",
       ),
     )
     expect(crashed.code).toBe('BACKEND_CRASHED')

@@ -16,7 +16,7 @@ afterAll(async () => {
 })
 
 const forged = (body: string, options: Parameters<Sandbox['run']>[1] = {}) =>
-  sandbox.run(`${FORGE}\n${body}\nawait new Promise(() => {})`, { timeoutMs: 5_000, ...options })
+  sandbox.run(`${FORGE}\n${body}\nawait new Promise((resolve) => setTimeout(resolve, 3600000))`, { timeoutMs: 5_000, ...options })
 
 describe('forged or malformed frames from the child', () => {
   it('bytes that are not a frame kill the child: BACKEND_CRASHED', async () => {

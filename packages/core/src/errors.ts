@@ -19,6 +19,11 @@ export const ERROR_CODES = [
   'INTERRUPTED',
   /** A resumed program made a tool call other than the one recorded at its place, or too few. */
   'REPLAY_DIVERGED',
+  /**
+   * The program waited for a promise that nothing could settle: no tool call, timer or fetch was
+   * pending, so the run ended at once instead of sleeping until its deadline.
+   */
+  'DEADLOCK',
   /** The sandbox had `maxConcurrentRuns` runs in flight and no place came free within `maxQueueMs`; the run never started. */
   'BUSY',
   'INVALID_OPTIONS',

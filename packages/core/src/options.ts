@@ -75,6 +75,13 @@ export interface RunOptions extends Partial<Limits> {
    */
   includeToolValuesInEvents?: boolean
   /**
+   * Give each log entry its console call's arguments as values (`LogEntry.args`, and in `log`
+   * events) beside the formatted `message`, so the host can format them its own way. They cross
+   * by the value model within `maxLogBytes` (serialized); arguments over it, or holding a function
+   * or symbol, are left out of that entry. Off by default.
+   */
+  logArgs?: boolean
+  /**
    * Runs of different partitions never share an engine process: backends that keep many runs in
    * one process (the subprocess backend's engine children) start separate ones per partition. Use
    * one per tenant. Default: one partition per sandbox, so two sandboxes never share a process.

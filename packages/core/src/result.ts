@@ -7,6 +7,12 @@ export const LOG_LEVELS: readonly LogLevel[] = ['log', 'info', 'warn', 'error', 
 export interface LogEntry {
   level: LogLevel
   message: string
+  /**
+   * With the `logArgs` option: the console call's arguments as values (the value model, as a
+   * result crosses). Absent when they did not fit in `maxLogBytes` serialized or held a value the
+   * model cannot carry (a function, a symbol); `message` is always there.
+   */
+  args?: unknown[]
 }
 
 /** Why a run failed. A plain, serializable object. */

@@ -91,9 +91,9 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
       throw new SandboxError('INVALID_OPTIONS', 'resume needs durable keys: createSandbox(backend, { durable: { keys: [secret] } })')
     }
     const checked = checkResumeOptions(options)
-    const { tools, signal: userSignal, onEvent, includeToolValuesInEvents } = checked
+    const { tools, signal: userSignal, onEvent, includeToolValuesInEvents, logArgs } = checked
     checkOptions(
-      { signal: userSignal, onEvent, includeToolValuesInEvents, globals: checked.globals, modules: checked.modules },
+      { signal: userSignal, onEvent, includeToolValuesInEvents, logArgs, globals: checked.globals, modules: checked.modules },
       'resume options',
       true,
     )
@@ -114,6 +114,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
         signal: userSignal ? AbortSignal.any([disposal.signal, userSignal]) : disposal.signal,
         onEvent: onEvent ?? defaults.onEvent,
         includeToolValuesInEvents: includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+        logArgs: logArgs ?? defaults.logArgs,
         modules,
         trace: defaults.trace,
       },

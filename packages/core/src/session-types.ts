@@ -28,6 +28,8 @@ export interface SessionRunOptions extends Omit<Partial<Limits>, 'memoryMb'> {
   onEvent?: RunOptions['onEvent']
   /** As for `Sandbox.run`; the session's own setting when omitted. */
   includeToolValuesInEvents?: boolean
+  /** As for `Sandbox.run`; the session's own setting when omitted. */
+  logArgs?: boolean
 }
 
 /** Why a session can no longer run code. */

@@ -140,6 +140,7 @@ class BackendBoundSession implements Session {
           signal,
           onEvent: options?.onEvent ?? this.options.onEvent,
           includeToolValuesInEvents: options?.includeToolValuesInEvents ?? this.options.includeToolValuesInEvents,
+          logArgs: options?.logArgs ?? this.options.logArgs,
           trace: this.options.trace,
         },
         limits,

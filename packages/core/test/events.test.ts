@@ -273,7 +273,7 @@ describe('a misbehaving listener', () => {
   it('may abort the run from inside the listener: the run ends ABORTED and the events stay in order', async () => {
     const controller = new AbortController()
     const types: string[] = []
-    const result = await sandbox.run('console.log("first"); await new Promise(() => {})', {
+    const result = await sandbox.run('setInterval(() => {}, 1000); console.log("first"); await new Promise(() => {})', {
       signal: controller.signal,
       onEvent: (event) => {
         types.push(event.type)

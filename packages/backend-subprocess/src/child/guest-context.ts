@@ -26,6 +26,8 @@ export interface ChildOutput {
 }
 
 interface Bridge {
+  /** Engine work (an async wasm compile, a waitAsync) still to settle a guest promise. */
+  held(): number
   schedule(fn: unknown, a?: unknown, b?: unknown, c?: unknown): void
   wrapHost(dispatch: (kind: string, a: unknown, b: unknown, c: unknown) => unknown): unknown
 }
@@ -35,6 +37,7 @@ interface Runtime {
   start: unknown
   settle: unknown
   fire: unknown
+  stall: unknown
   flushLogs(): void
 }
 
@@ -46,6 +49,10 @@ interface RunState {
   finished: boolean
   /** When the off-heap memory was last checked (performance.now()). */
   checkedAt: number
+  /** Async tool calls sent to the host and not answered yet. */
+  calls: number
+  /** The runtime's `stall` is asked or queued; cleared when a tool result or timer comes in. */
+  stallAsked: boolean
 }
 
 const DRAIN = new vm.Script('0', { filename: 'cordon-drain.js' })
@@ -94,7 +101,10 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
       // An empty batch is the runtime's "read what I stored": here every entry was sent already.
       if (typeof a === 'string' && a !== '') out.send(['log', a])
     } else if (kind === 'call') {
-      if (Number.isSafeInteger(a) && typeof b === 'string' && typeof c === 'string') out.send(['call', a, b, c])
+      if (Number.isSafeInteger(a) && typeof b === 'string' && typeof c === 'string') {
+        state.calls++
+        out.send(['call', a, b, c])
+      }
     } else if (kind === 'timer') {
       if (typeof a === 'number' && typeof b === 'number') setTimer(state, a, b)
     } else if (kind === 'done') {
@@ -121,6 +131,7 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     const handle = setTimeout(() => {
       run.timers.delete(id)
       if (run.finished) return
+      run.stallAsked = false
       bridge.schedule(runtime.fire, id)
       drain(run)
     }, delayMs)
@@ -179,6 +190,7 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
       if ((error as { code?: unknown })?.code === 'ERR_SCRIPT_EXECUTION_TIMEOUT') return timeUp()
       throw error
     }
+    askStall(run)
     const now = performance.now()
     if (run.finished || (toolResult && now - run.checkedAt < TOOL_RESULT_CHECK_MS)) return
     run.checkedAt = now
@@ -188,13 +200,47 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     }
   }
 
+  /** Nothing of the host or the engine can wake the guest: no tool call, timer or engine work pending. */
+  function idle(run: RunState): boolean {
+    return !run.finished && run.calls === 0 && run.timers.size === 0 && bridge.held() === 0
+  }
+
+  /**
+   * After a drain, the guest's queue is empty. If it is idle too, its program waits for what
+   * nothing can settle: on the next turn (the child settles some guest promises itself, a
+   * refused `import()`, whose reactions a drain then runs), if still idle, the runtime's `stall`
+   * ends the run DEADLOCK.
+   */
+  function askStall(run: RunState): void {
+    if (run.stallAsked || !idle(run)) return
+    run.stallAsked = true
+    setImmediate(() => {
+      drain(run)
+      if (!idle(run)) {
+        run.stallAsked = false
+        return
+      }
+      bridge.schedule(runtime.stall)
+      drain(run)
+    })
+  }
+
   return {
     run(job) {
       // A one-off guest runs once; a session's runs come one after another, never overlapping.
       if (state !== undefined && !(session && state.finished)) {
         throw new Error(session ? 'a run was sent before the last one finished' : 'a prepared guest runs only once')
       }
-      const run: RunState = { job, cpuStart: process.cpuUsage(), timers: new Map(), tick: undefined, finished: false, checkedAt: 0 }
+      const run: RunState = {
+        job,
+        cpuStart: process.cpuUsage(),
+        timers: new Map(),
+        tick: undefined,
+        finished: false,
+        checkedAt: 0,
+        calls: 0,
+        stallAsked: false,
+      }
       state = run
       try {
         runtime.install(job.setup)
@@ -226,6 +272,8 @@ export function prepareGuest(init: InitMessage, out: ChildOutput): PreparedGuest
     },
     settle(id, ok, payload) {
       if (state === undefined || state.finished) return
+      if (state.calls > 0) state.calls--
+      state.stallAsked = false
       bridge.schedule(runtime.settle, id, ok, payload)
       drain(state, { toolResult: true })
     },

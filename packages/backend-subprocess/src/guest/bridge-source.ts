@@ -23,6 +23,10 @@
  *   which only queues the guest's callback as a job: it runs in the next timed evaluation of
  *   a run. The engine's own constructor is not reachable from the guest afterwards.
  *
+ * It counts engine work that settles a guest promise from outside any job (WebAssembly's async
+ * compile and instantiate, `Atomics.waitAsync`): `held()` is how many are pending, and a run
+ * with one is never ended as a deadlock.
+ *
  * It also gives the guest realm a default `Error.prepareStackTrace` (Node uses a context's
  * own one) that leaves out the frames of the child below the guest (its file paths, Node
  * internals, the runtime, the allocation guard), so stacks read like the guest's own code
@@ -72,7 +76,36 @@ export const BRIDGE_SOURCE = `(function (p) {
     configurable: true,
     enumerable: false
   })
+  // Engine work that settles a guest promise from outside any job (an async wasm compile, a
+  // waitAsync): while one is pending, an idle run is not a deadlock (see held).
+  var holds = 0
+  var released = function (value) { holds--; return value }
+  var failed = function (error) { holds--; throw error }
+  var hold = function (promise) {
+    // The engine's fresh promise, never seen by the guest: an own constructor of undefined keeps
+    // then from asking for a species; the guest gets the plain promise then makes.
+    try { define(promise, 'constructor', { value: undefined }) } catch (e) { return promise }
+    holds++
+    return apply(then, promise, [released, failed])
+  }
+  var holding = function (target, key, pick) {
+    var original = target !== undefined && target !== null ? target[key] : undefined
+    if (typeof original !== 'function') return
+    var wrapped = { [key]: function () { return pick(apply(original, this, arguments)) } }[key]
+    define(wrapped, 'length', { value: original.length })
+    define(target, key, { value: wrapped, writable: true, enumerable: false, configurable: true })
+  }
+  var wasm = typeof WebAssembly === 'object' ? WebAssembly : undefined
+  var names = ['compile', 'instantiate', 'compileStreaming', 'instantiateStreaming']
+  for (var n = 0; n < names.length; n++) holding(wasm, names[n], hold)
+  holding(typeof Atomics === 'object' ? Atomics : undefined, 'waitAsync', function (result) {
+    if (result !== null && typeof result === 'object' && p.dataValue(p.getOwnPropertyDescriptor(result, 'async')) === true) {
+      define(result, 'value', { value: hold(result.value), writable: true, enumerable: true, configurable: true })
+    }
+    return result
+  })
   return {
+    held: function () { return holds },
     schedule: function (fn, a, b, c) {
       apply(then, resolved, [function () { fn(a, b, c) }])
     },

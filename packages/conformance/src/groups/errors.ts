@@ -2,6 +2,7 @@ import type { RunError } from '@cordon/core'
 import { hostTraces } from '../harness/host-paths.js'
 import { expectError, summarize, timedRun } from '../harness/run.js'
 import type { ConformanceCheck } from '../types.js'
+import { deadlockChecks } from './errors-deadlock.js'
 import { hostMisuseChecks } from './errors-options.js'
 
 function expectNamed(error: RunError, name: string, message: string): void {
@@ -123,4 +124,4 @@ const guestErrorChecks: ConformanceCheck[] = [
   },
 ]
 
-export const errorsChecks: readonly ConformanceCheck[] = [...guestErrorChecks, ...hostMisuseChecks]
+export const errorsChecks: readonly ConformanceCheck[] = [...guestErrorChecks, ...deadlockChecks, ...hostMisuseChecks]

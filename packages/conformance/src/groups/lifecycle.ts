@@ -45,7 +45,7 @@ export const lifecycleChecks: readonly ConformanceCheck[] = [
       const waiting = [
         track('await new Promise((resolve) => setTimeout(resolve, 60000))'),
         track('await t.never()', { tools }),
-        track('await new Promise(() => {})'),
+        track('setInterval(() => {}, 1000)\nawait new Promise(() => {})'),
       ]
       await sleep(50)
       const disposedAt = performance.now()

@@ -11,6 +11,7 @@ import {
 } from '../harness/run.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
+import { logArgsChecks } from './logs-args.js'
 
 const TRUNCATION_MARKER = '…[truncated]'
 const utf8 = (text: string) => new TextEncoder().encode(text).length
@@ -177,4 +178,5 @@ export const logsChecks: readonly ConformanceCheck[] = [
       if (logs[0]?.message !== '0') throw new Error(`the first entries should be kept, got ${summarize(logs[0])}`)
     },
   },
+  ...logArgsChecks,
 ]

@@ -102,10 +102,13 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         stopSession()
         end({ ok: false, error: { code: 'ABORTED', message: 'the run was stopped' } })
       }
+      // After each entry the context's queue is empty: nothing pending on the host means a deadlock.
+      let started = false
       const guard = (fn: () => void) => {
         if (ended) return
         try {
           enter(fn)
+          if (started && !ended && relay.stalled()) enter(() => runtime.stall())
         } catch (error) {
           if (error instanceof GuestTimeout) {
             stopSession()
@@ -152,6 +155,7 @@ export function createVmBackend(options: VmBackendOptions = {}): SandboxBackend 
         },
         fire: (id) => guard(() => runtime.fire(id)),
       })
+      started = true
       guard(() => runtime.start(main))
     })
   }

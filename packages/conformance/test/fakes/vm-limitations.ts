@@ -15,6 +15,14 @@ export const VM_LIMITATIONS = new Map<string, { reason: string; late?: true }>([
     { reason: 'V8 stacks in a vm context include the host frames that called into it' },
   ],
   [
+    'engine work the host does not see (an async WebAssembly compile, a refused import()) is not a deadlock',
+    { reason: 'this reference counts no engine work: it takes an async wasm compile for a deadlock (the subprocess child counts it)' },
+  ],
+  [
+    'dos: Atomics.waitAsync with a timeout, and one woken by notify, end normally (or no waitAsync)',
+    { reason: 'this reference counts no engine work: it takes a pending waitAsync for a deadlock (the subprocess child counts it)' },
+  ],
+  [
     'dos: built-ins walking a huge sparse length or array-like end by the deadline',
     {
       reason: "node:vm runs the guest on the host's thread, and V8 honours its timeout only between instructions, not inside a built-in",

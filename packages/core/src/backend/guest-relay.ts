@@ -30,14 +30,23 @@ export interface GuestRelay {
   /** Resolves when the guest calls `done`. */
   readonly done: Promise<GuestDone>
   connect(engine: GuestEngine): void
+  /**
+   * Nothing the host holds can wake the guest again: no tool call in flight, no timer set, and
+   * the guest has not reported. Asked when the engine's job queue is empty after an entry; if
+   * so, the backend calls the runtime's `stall` (the run ends DEADLOCK).
+   */
+  stalled(): boolean
   close(): void
 }
 
-const GUEST_LIMIT_CODES: readonly ErrorCode[] = ['OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'TIMEOUT']
+const GUEST_LIMIT_CODES: readonly ErrorCode[] = ['OUTPUT_LIMIT', 'TOOL_CALL_LIMIT', 'MEMORY_LIMIT', 'TIMEOUT', 'DEADLOCK']
 
 export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   let engine: GuestEngine | undefined
   let closed = false
+  let reported = false
+  /** Async tool calls whose answer has not come back yet. */
+  let calls = 0
   let resolveDone!: (done: GuestDone) => void
   const done = new Promise<GuestDone>((resolve) => {
     resolveDone = resolve
@@ -47,15 +56,18 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
   const functions: RelayFunctions = {
     log(entries) {
       if (closed) return
-      unpackLogEntries(String(entries), (level, message) => request.host.log(level, message))
+      unpackLogEntries(String(entries), (level, message, args) => request.host.log(level, message, args))
     },
     call(id, name, argsWire) {
       if (closed) return
+      calls++
       request.host.callTool(String(name), String(argsWire)).then(
         (value) => {
+          calls--
           if (!closed) engine?.settle(id, true, value)
         },
         (error: unknown) => {
+          calls--
           if (!closed) engine?.settle(id, false, toolErrorPayload(error))
         },
       )
@@ -80,6 +92,7 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
     },
     done(status, payload, logsDropped) {
       if (closed) return
+      reported = true
       resolveDone({ status, payload: String(payload), logsDropped: Number(logsDropped) || 0 })
     },
   }
@@ -89,6 +102,9 @@ export function createGuestRelay(request: ExecuteRequest): GuestRelay {
     done,
     connect(next) {
       engine = next
+    },
+    stalled() {
+      return !closed && !reported && calls === 0 && timers.size === 0
     },
     close() {
       closed = true

@@ -31,4 +31,6 @@ export interface ResumeOptions {
   signal?: AbortSignal
   onEvent?: RunEventListener
   includeToolValuesInEvents?: boolean
+  /** As for `Sandbox.run`; the sandbox's own setting when omitted. */
+  logArgs?: boolean
 }

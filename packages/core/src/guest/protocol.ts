@@ -16,7 +16,9 @@ export interface RelayFunctions {
   /**
    * Console entries (already capped by the guest at its own limits), packed: each one is its
    * level's initial (`l`, `i`, `w`, `e`, `d`), the message's length in UTF-16 code units, `:`,
-   * and the message. `unpackLogEntries` reads it. The guest batches entries per turn.
+   * and the message. With `logArgs`, an entry whose arguments crossed has the initial in upper
+   * case and, after the message, the arguments' wire text packed the same way (length, `:`,
+   * text). `unpackLogEntries` reads it. The guest batches entries per turn.
    */
   log(entries: string): void
   /**
@@ -63,6 +65,12 @@ export interface GuestRuntime {
   answer(ok: boolean, payload: string): unknown
   fire(id: number): void
   /**
+   * The host found nothing pending that could wake the guest (no tool call, timer or fetch) while
+   * the engine's job queue is empty: the program waits for a promise nothing can settle. The run
+   * ends DEADLOCK, unless the runtime itself still waits on something the host cannot see.
+   */
+  stall(): void
+  /**
    * Sends the console entries the guest still holds: for a backend that stopped the guest from
    * outside, or, with `pull`, that takes them from the engine's interrupt check while guest code
    * runs (such a call does nothing when it lands inside the console's own work).
@@ -74,6 +82,8 @@ export interface GuestRuntime {
 export interface GuestSetup {
   tools: { name: string; sync: boolean }[]
   limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
+  /** Each console call's arguments go with its entry as values (the `logArgs` option). */
+  logArgs?: boolean
   /** Wire form of the globals object (or null). */
   globals: unknown
   /** The globals' wire holds no tagged value: what JSON.parse made of it is already the value. */

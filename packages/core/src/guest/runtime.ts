@@ -70,6 +70,9 @@ export function cordonGuestRuntime(
   // string is the one thing handed to JSON.stringify): the guest's prototypes never reach it.
   /** What the run reports when even describing a failure failed: a constant, so it cannot throw. */
   const UNDESCRIBABLE = '{"name":"Error","message":"a value that could not be described was thrown"}'
+  /** How a program that waits for what nothing can settle ends (see `stall`). */
+  const STALLED =
+    '{"code":"DEADLOCK","message":"the program waits for a promise that nothing can settle: no tool call, timer or fetch is pending"}'
 
   const codec = codecFactory(p)
   const inspect = inspectFactory(p)
@@ -77,6 +80,8 @@ export function cordonGuestRuntime(
   let maxOutputBytes = 1024 * 1024
   let maxLogEntries = 100
   let maxLogBytes = 1000
+  /** The run asked for each console call's arguments as values (`logArgs`), beside the message. */
+  let logArgs = false
   let logCount = 0
   let logsDropped = 0
   let finished = false
@@ -215,6 +220,12 @@ export function cordonGuestRuntime(
   LEVEL_LETTERS.warn = 'w'
   LEVEL_LETTERS.error = 'e'
   LEVEL_LETTERS.debug = 'd'
+  const UPPER_LETTERS: Record<string, string> = create(null)
+  UPPER_LETTERS.log = 'L'
+  UPPER_LETTERS.info = 'I'
+  UPPER_LETTERS.warn = 'W'
+  UPPER_LETTERS.error = 'E'
+  UPPER_LETTERS.debug = 'D'
   const JOIN_NOTHING = ['']
   const settledForTurns = withoutSpecies(apply(promiseResolve, PromiseCtor, []) as Promise<void>)
   const storeLog = typeof host.storeLog === 'function' ? host.storeLog : undefined
@@ -287,7 +298,12 @@ export function cordonGuestRuntime(
     }
     // Cut early so a huge string is not copied to the host; the host applies the exact byte cap.
     if (message.length > maxLogBytes + 1) message = apply(stringSlice, message, [0, maxLogBytes + 1]) as string
-    const entry = (LEVEL_LETTERS[level] as string) + message.length + ':' + message
+    const values = logArgs ? argsWire(args) : undefined
+    // With values: the level's letter in upper case, then the values' wire, length-prefixed too.
+    const entry =
+      values === undefined
+        ? (LEVEL_LETTERS[level] as string) + message.length + ':' + message
+        : (UPPER_LETTERS[level] as string) + message.length + ':' + message + values.length + ':' + values
     // The last entry the run keeps: nothing follows it, so it need not wait for the turn to end.
     const last = logCount === maxLogEntries
     if (storeLog !== undefined) {
@@ -299,13 +315,26 @@ export function cordonGuestRuntime(
       logStored = true
     } else {
       logParts[logPartCount++] = entry
-      logChars += message.length
+      logChars += message.length + (values === undefined ? 0 : values.length)
     }
     if (!logTurnOpen) {
       logTurnOpen = true
       void apply(promiseThen, settledForTurns, [endLogTurn])
       flushLogs()
     } else if (last || logPartCount >= LOG_BATCH_ENTRIES || logChars >= LOG_BATCH_CHARS) flushLogs()
+  }
+
+  /**
+   * A console call's arguments in wire form, within the entry's budget (maxLogBytes); undefined
+   * when they are over it or hold a value the model cannot carry (a function, a symbol): the
+   * message stands alone then.
+   */
+  function argsWire(args: unknown[]): string | undefined {
+    try {
+      return codec.encode(args, maxLogBytes, 'console arguments')
+    } catch {
+      return undefined
+    }
   }
 
   function makeLogger(level: string) {
@@ -591,6 +620,7 @@ export function cordonGuestRuntime(
       const parsed = jsonParse(setup) as {
         tools: { name: string; sync: boolean }[]
         limits: { maxOutputBytes: number; maxLogEntries: number; maxLogBytes: number }
+        logArgs?: boolean
         globals: unknown
         plainGlobals?: boolean
         fetch?: boolean
@@ -601,6 +631,7 @@ export function cordonGuestRuntime(
       maxOutputBytes = parsed.limits.maxOutputBytes
       maxLogEntries = parsed.limits.maxLogEntries
       maxLogBytes = parsed.limits.maxLogBytes
+      logArgs = parsed.logArgs === true
       const consoleObject: Record<string, unknown> = {}
       const levels = ['log', 'info', 'warn', 'error', 'debug']
       for (let i = 0; i < levels.length; i++) {
@@ -717,6 +748,14 @@ export function cordonGuestRuntime(
       // leaves the flag set. What the guest wrote is sent all the same.
       logBusy = false
       flushLogs()
+    },
+    stall(): void {
+      if (finished) return
+      // The runtime's own records must agree: a call or timer it still holds means the host's
+      // view is behind (no harm in waiting).
+      for (const id in pending) if (id !== '') return
+      for (const id in timers) if (id !== '') return
+      finish('limit', STALLED)
     },
     fire(id: number): void {
       const timer = timers[id]

@@ -13,6 +13,7 @@ const KNOWN_KEYS = new Set<string>([
   'signal',
   'onEvent',
   'includeToolValuesInEvents',
+  'logArgs',
   'partition',
   'fetch',
   'modules',
@@ -34,6 +35,8 @@ const SUGGESTIONS: Record<string, string> = {
   importMap: 'modules',
   eventListener: 'onEvent',
   includeToolValues: 'includeToolValuesInEvents',
+  logValues: 'logArgs',
+  consoleArgs: 'logArgs',
 }
 
 function invalid(message: string): never {
@@ -69,6 +72,9 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   const values = record.includeToolValuesInEvents
   if (values !== undefined && typeof values !== 'boolean') {
     invalid(`${source}: includeToolValuesInEvents must be a boolean, got ${describeOptionValue(values)}`)
+  }
+  if (record.logArgs !== undefined && typeof record.logArgs !== 'boolean') {
+    invalid(`${source}: logArgs must be a boolean, got ${describeOptionValue(record.logArgs)}`)
   }
   const partition = record.partition
   if (partition !== undefined && (typeof partition !== 'string' || partition === '' || partition.length > 200)) {
@@ -110,6 +116,7 @@ export function mergeRunOptions(defaults: RunOptions, options: RunOptions): RunO
     globals: options.globals ?? defaults.globals,
     onEvent: options.onEvent ?? defaults.onEvent,
     includeToolValuesInEvents: options.includeToolValuesInEvents ?? defaults.includeToolValuesInEvents,
+    logArgs: options.logArgs ?? defaults.logArgs,
     fetch: options.fetch ?? defaults.fetch,
     modules: options.modules ?? defaults.modules,
   }

@@ -24,6 +24,8 @@ export interface RunLogEvent {
   level: LogLevel
   /** The entry as kept: cut to `maxLogBytes` and ending in `…[truncated]` when it was longer. */
   message: string
+  /** The console call's arguments, as in `LogEntry.args` (the `logArgs` option). */
+  args?: unknown[]
 }
 
 export interface ToolStartEvent {

@@ -1,5 +1,5 @@
 import { LOG_LEVELS, type LogEntry, type LogLevel } from '../result.js'
-import { utf8Length } from '../wire.js'
+import { decodeValue, utf8Length } from '../wire.js'
 
 export const TRUNCATION_MARKER = '…[truncated]'
 
@@ -16,7 +16,8 @@ export class LogCollector {
     private readonly onKept?: (entry: LogEntry) => void,
   ) {}
 
-  add(level: unknown, message: unknown): void {
+  /** `args`: the console call's arguments in wire format (`logArgs`); kept when they decode to an array within the cap. */
+  add(level: unknown, message: unknown, args?: unknown): void {
     if (this.closed) return
     if (this.entries.length >= this.maxEntries) {
       this.dropped++
@@ -24,8 +25,21 @@ export class LogCollector {
     }
     const safeLevel: LogLevel = LOG_LEVELS.includes(level as LogLevel) ? (level as LogLevel) : 'log'
     const entry: LogEntry = { level: safeLevel, message: cut(typeof message === 'string' ? message : String(message), this.maxBytes) }
+    const values = typeof args === 'string' ? argsOf(args, this.maxBytes) : undefined
+    if (values !== undefined) entry.args = values
     this.entries.push(entry)
     this.onKept?.(entry)
+  }
+}
+
+/** The arguments' wire text as values; undefined when it is over the cap, malformed, or not an array. */
+function argsOf(wire: string, maxBytes: number): unknown[] | undefined {
+  if (wire.length > maxBytes || utf8Length(wire) > maxBytes) return undefined
+  try {
+    const values = decodeValue(wire)
+    return Array.isArray(values) ? values : undefined
+  } catch {
+    return undefined
   }
 }
 

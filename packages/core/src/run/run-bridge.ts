@@ -62,7 +62,8 @@ export class RunBridge implements ToolBridge {
     this.logs = new LogCollector(
       limits.maxLogEntries,
       limits.maxLogBytes,
-      stream && ((entry) => stream.emit({ type: 'log', level: entry.level, message: entry.message })),
+      stream &&
+        ((entry) => stream.emit({ type: 'log', level: entry.level, message: entry.message, ...(entry.args === undefined ? {} : { args: entry.args }) })),
     )
   }
 
@@ -71,8 +72,8 @@ export class RunBridge implements ToolBridge {
    * (a child's pipe is read after the deadline timer fires): they are kept until the result is
    * built, when the collector closes.
    */
-  log(level: unknown, message: unknown): void {
-    this.logs.add(level, message)
+  log(level: unknown, message: unknown, args?: unknown): void {
+    this.logs.add(level, message, args)
   }
 
   /**

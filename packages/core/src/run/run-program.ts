@@ -199,7 +199,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     maxOutputBytes: limits.maxOutputBytes,
     maxLogEntries: limits.maxLogEntries,
     maxLogBytes: limits.maxLogBytes,
-  })},"globals":${prepared.globalsWire}${isUntaggedWire(prepared.globalsWire) ? ',"plainGlobals":true' : ''}${runFetch ? ',"fetch":true' : ''}${clock}}`
+  })}${plan.options.logArgs === true ? ',"logArgs":true' : ''},"globals":${prepared.globalsWire}${isUntaggedWire(prepared.globalsWire) ? ',"plainGlobals":true' : ''}${runFetch ? ',"fetch":true' : ''}${clock}}`
 
   const watchdog = runStop.watchdog()
   const execute = plan.session?.execute ?? ((request) => backend.execute(request))

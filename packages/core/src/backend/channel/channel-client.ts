@@ -224,7 +224,7 @@ export class ChannelClient {
         const run = this.runs.get(report[1])
         if (run === undefined) return 'logs for no run'
         const { host } = run.request
-        return unpackLogEntries(report[2], (level, message) => host.log(level, message)) ? undefined : 'malformed log entries'
+        return unpackLogEntries(report[2], (level, message, args) => host.log(level, message, args)) ? undefined : 'malformed log entries'
       }
       case 'call': {
         const [, runId, callId, name, args] = report

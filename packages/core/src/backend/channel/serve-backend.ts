@@ -99,7 +99,7 @@ export function serveBackend(
       ...(options.partition === undefined ? {} : { partition: options.partition }),
       ...(order.traceparent === undefined ? {} : { traceparent: order.traceparent }),
       host: {
-        log: (level, message) => queueLog(runId, packLogEntry(level, message)),
+        log: (level, message, args) => queueLog(runId, packLogEntry(level, message, args)),
         callTool: (name, args) => {
           // A stopped run's calls never leave: a guest flooding calls cannot flood the channel.
           if (stop.signal.aborted) return Promise.reject(new Error('the run has ended'))

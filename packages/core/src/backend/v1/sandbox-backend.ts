@@ -15,8 +15,11 @@ export interface ToolDescriptor {
 
 /** What @cordon/core does for a run (logs, tool calls), given to the backend as `request.host`. Treat its inputs as hostile. */
 export interface ToolBridge {
-  /** Record one console entry. Caps are applied here; the backend need not check. */
-  log(level: LogLevel, message: string): void
+  /**
+   * Record one console entry. Caps are applied here; the backend need not check. `args`: the
+   * console call's arguments in wire format, when the run asked for them (`logArgs`).
+   */
+  log(level: LogLevel, message: string, args?: string): void
   /**
    * Run a tool. `argsWire` is the arguments in the wire format (see `wire.ts`).
    * Resolves to the result in wire format, or rejects with an `Error` whose message
