@@ -27,6 +27,7 @@ const COST_S = {
   '@cordon/examples': 9,
   '@cordon/select': 8,
   '@cordon/backend-remote': 5,
+  '@cordon/tanstack-ai': 6,
 }
 
 /**

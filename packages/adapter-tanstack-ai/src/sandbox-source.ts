@@ -1,0 +1,42 @@
+import { SandboxError, createSandbox as createCoreSandbox, type Sandbox } from '@cordon/core'
+import type { SandboxBackend } from '@cordon/core/backend'
+
+/** Where an adapter's runs go: a sandbox you made, a backend to make one over, or @cordon/select's choice. */
+export interface SandboxSource {
+  /** A cordon sandbox you own (you dispose it). Its defaults apply to every run. */
+  sandbox?: Sandbox
+  /** A backend to make the adapter's own sandbox over, e.g. `createQuickJSBackend()`. */
+  backend?: SandboxBackend
+}
+
+/** The sandbox of an adapter, made on first use; `dispose` ends it only if the adapter made it. */
+export interface LazySandbox {
+  get(): Promise<Sandbox>
+  dispose(): Promise<void>
+}
+
+export function lazySandbox(source: SandboxSource, what: string): LazySandbox {
+  if (source.sandbox !== undefined && source.backend !== undefined) {
+    throw new SandboxError('INVALID_OPTIONS', `${what}: give a sandbox or a backend, not both`)
+  }
+  let made: Promise<Sandbox> | undefined
+  let disposed = false
+  return {
+    get() {
+      if (disposed) return Promise.reject(new SandboxError('DISPOSED', `${what} was disposed`))
+      if (source.sandbox !== undefined) return Promise.resolve(source.sandbox)
+      made ??= source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend)) : selectSandbox()
+      return made
+    },
+    async dispose() {
+      disposed = true
+      if (made !== undefined) await (await made.catch(() => undefined))?.dispose()
+    },
+  }
+}
+
+/** @cordon/select's strongest backend that works here, loaded only when no sandbox or backend was given. */
+async function selectSandbox(): Promise<Sandbox> {
+  const { createSandbox } = await import('@cordon/select')
+  return createSandbox()
+}
