@@ -10,7 +10,7 @@ const fleet = await startFleet()
 afterAll(() => fleet.stop())
 
 // Fewer runs in the two leak checks than the default: the caller's memory over the network is
-// ws connections only, and fleet-load.test.ts runs 1,000 more under faults.
+// ws connections only, and fleet-load.quiet.test.ts runs 1,000 more under faults.
 describeBackendConformance(() => createRemoteBackend({ url: fleet.url, token: FLEET_TOKEN }), {
   lifecycleRuns: 400,
   sessionChurn: 200,

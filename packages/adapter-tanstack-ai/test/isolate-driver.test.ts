@@ -74,7 +74,7 @@ describe.each(BACKENDS)('the cordon isolate driver on %s', (_, backend) => {
   it('reports what the guest threw, and tool failures the guest can catch', async () => {
     const thrown = await run("throw new TypeError('not a number')")
     expect(thrown).toMatchObject({ success: false, error: { name: 'TypeError', message: 'not a number' } })
-    const caught = await run("try { await external_failing({}) } catch (e) { return e.message }")
+    const caught = await run('try { await external_failing({}) } catch (e) { return e.message }')
     expect(caught).toMatchObject({ success: true, result: 'upstream is down' })
     const invalid = await run('return await external_getWeather({ town: 1 })')
     expect(invalid.success).toBe(false)

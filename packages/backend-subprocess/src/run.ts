@@ -81,7 +81,9 @@ export function runOnChild(
     // Like a stop from outside, the watchdog reads the child's pipe before reporting: on a loaded
     // host its sample can come before the host read what the guest logged first.
     cleanups.push(
-      watchMemory(child, request.script.length, memoryCheckMs, (message) => stopAndDrain({ ok: false, error: { code: 'MEMORY_LIMIT', message } })),
+      watchMemory(child, request.script.length, memoryCheckMs, (message) =>
+        stopAndDrain({ ok: false, error: { code: 'MEMORY_LIMIT', message } }),
+      ),
     )
 
     const onMessage = (message: ChildMessage) => {

@@ -165,7 +165,10 @@ describe('after an escape inside the child', () => {
     // kill(ppid = 0) signals the child's own process group (where, as the namespace's init, it
     // ignores even SIGKILL from itself), never the host's: the run just times out.
     const killed = errorOf(
-      await sandbox.run('escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise((resolve) => setTimeout(resolve, 3600000))', { timeoutMs: 500 }),
+      await sandbox.run(
+        'escapedProcess.kill(escapedProcess.ppid, "SIGKILL")\nawait new Promise((resolve) => setTimeout(resolve, 3600000))',
+        { timeoutMs: 500 },
+      ),
     )
     expect(killed.code).toMatch(/^(TIMEOUT|BACKEND_CRASHED)$/)
     expect(valueOf(await sandbox.run('1 + 1'))).toBe(2)

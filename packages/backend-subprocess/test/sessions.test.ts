@@ -64,9 +64,12 @@ describe('a session child that breaks the protocol', () => {
     let calls = 0
     const session = await sandbox.createSession({ tools: { 't.one': { execute: () => calls++ } } })
     expect(valueOf(await session.run('await t.one()'))).toBe(0)
-    const result = await session.run(`${FORGE}\nsend(['call', 500, 'never.granted', '1'])\nawait new Promise((resolve) => setTimeout(resolve, 3600000))`, {
-      timeoutMs: 5_000,
-    })
+    const result = await session.run(
+      `${FORGE}\nsend(['call', 500, 'never.granted', '1'])\nawait new Promise((resolve) => setTimeout(resolve, 3600000))`,
+      {
+        timeoutMs: 5_000,
+      },
+    )
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(errorOf(result).message).toMatch(/unknown tool/)
     expect(session.ended?.code).toBe('BACKEND_CRASHED')
@@ -89,9 +92,12 @@ describe('a session child that breaks the protocol', () => {
   it('message counts are per run: a flood in a later run is cut and ends the session', async () => {
     const session = await sandbox.createSession({ maxLogEntries: 3 })
     for (let i = 0; i < 3; i++) expect(valueOf(await session.run("console.log('a'); console.log('b'); console.log('c'); 1"))).toBe(1)
-    const result = await session.run(`${FORGE}\nfor (let i = 0; i < 500; i++) send(['log', 'log', 'spam'])\nawait new Promise((resolve) => setTimeout(resolve, 3600000))`, {
-      timeoutMs: 5_000,
-    })
+    const result = await session.run(
+      `${FORGE}\nfor (let i = 0; i < 500; i++) send(['log', 'log', 'spam'])\nawait new Promise((resolve) => setTimeout(resolve, 3600000))`,
+      {
+        timeoutMs: 5_000,
+      },
+    )
     expect(errorOf(result).code).toBe('BACKEND_CRASHED')
     expect(result.logs.length).toBeLessThanOrEqual(3)
     expect(session.ended?.code).toBe('BACKEND_CRASHED')

@@ -45,7 +45,10 @@ describe('the channel carries the contract', () => {
       ok: false,
       error: { code: 'RUNTIME_ERROR', name: 'RangeError' },
     })
-    expect(await sandbox.run('setInterval(() => {}, 50)\nawait new Promise(() => {})', { timeoutMs: 200 })).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    expect(await sandbox.run('setInterval(() => {}, 50)\nawait new Promise(() => {})', { timeoutMs: 200 })).toMatchObject({
+      ok: false,
+      error: { code: 'TIMEOUT' },
+    })
     expect(await sandbox.run('h.add({ a: 1, b: 1 })\nh.add({ a: 1, b: 1 })', { tools, maxToolCalls: 1 })).toMatchObject({
       ok: false,
       error: { code: 'TOOL_CALL_LIMIT' },

@@ -18,14 +18,19 @@ const slowTools = (): ToolSet => ({
 })
 
 function expectCode(result: RunResult, code: 'DEADLOCK' | 'TIMEOUT', what: string): void {
-  if (result.ok || result.error.code !== code) throw new Error(`${what}: expected ${code}, got ${summarize(result.ok ? result : result.error)}`)
+  if (result.ok || result.error.code !== code)
+    throw new Error(`${what}: expected ${code}, got ${summarize(result.ok ? result : result.error)}`)
 }
 
 /** Programs that wait on something pending, and must end with their value. */
 const PENDING: [string, string, unknown][] = [
   ['a timer', 'await new Promise((resolve) => setTimeout(resolve, 30))\nreturn 1', 1],
   ['a tool call', "return await t.slow('tool')", 'tool'],
-  ['an interval cleared on its third tick', 'let n = 0\nawait new Promise((resolve) => { const id = setInterval(() => { if (++n === 3) { clearInterval(id); resolve() } }, 5) })\nreturn n', 3],
+  [
+    'an interval cleared on its third tick',
+    'let n = 0\nawait new Promise((resolve) => { const id = setInterval(() => { if (++n === 3) { clearInterval(id); resolve() } }, 5) })\nreturn n',
+    3,
+  ],
   ['10,000 chained microtasks', 'let n = 0\nfor (let i = 0; i < 10000; i++) await null, n++\nreturn n', 10000],
   ['a tool result that starts a timer', 'await t.slow()\nawait new Promise((resolve) => setTimeout(resolve, 10))\nreturn 2', 2],
   ['calls in parallel', "return (await Promise.all([t.slow('a'), t.slow('b')])).join('')", 'ab'],
@@ -40,10 +45,15 @@ export const deadlockChecks: ConformanceCheck[] = [
         timeoutMs: LONG_DEADLINE_MS,
       })
       const error = expectError(result, 'DEADLOCK')
-      if (!/nothing can settle/.test(error.message)) throw new Error(`the DEADLOCK message should say why, got ${JSON.stringify(error.message)}`)
+      if (!/nothing can settle/.test(error.message))
+        throw new Error(`the DEADLOCK message should say why, got ${JSON.stringify(error.message)}`)
       expectSameValue(logMessages(result), ['before'], 'the logs of a deadlocked run')
       const nested = 'async function wait() { await new Promise(() => {}) }\nawait Promise.all([wait(), wait()])'
-      expectCode((await timedRun(sandbox, nested, { timeoutMs: LONG_DEADLINE_MS })).result, 'DEADLOCK', 'two async functions each awaiting forever')
+      expectCode(
+        (await timedRun(sandbox, nested, { timeoutMs: LONG_DEADLINE_MS })).result,
+        'DEADLOCK',
+        'two async functions each awaiting forever',
+      )
     },
   },
   {
@@ -51,7 +61,7 @@ export const deadlockChecks: ConformanceCheck[] = [
     name: 'a deadlock comes only once the last timer or tool call is done: a cleared timer, a call nobody awaits',
     async run({ sandbox }) {
       const options = { timeoutMs: LONG_DEADLINE_MS, tools: slowTools() }
-      const cleared = "const id = setTimeout(() => {}, 10000)\nclearTimeout(id)\nawait new Promise(() => {})"
+      const cleared = 'const id = setTimeout(() => {}, 10000)\nclearTimeout(id)\nawait new Promise(() => {})'
       expectCode((await timedRun(sandbox, cleared, options)).result, 'DEADLOCK', 'a cleared timer')
       const unawaited = "t.slow().then(() => console.log('answered'))\nawait new Promise(() => {})"
       const { result } = await timedRun(sandbox, unawaited, options)

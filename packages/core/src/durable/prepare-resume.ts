@@ -11,7 +11,18 @@ import type { ResumeOptions } from './resume-options.js'
 import { RunLedger, type ResumeAnswer } from './run-ledger.js'
 import { toolsFingerprint } from './tools-fingerprint.js'
 
-const KNOWN_KEYS = new Set(['answer', 'reject', 'tools', 'globals', 'code', 'modules', 'signal', 'onEvent', 'includeToolValuesInEvents', 'logArgs'])
+const KNOWN_KEYS = new Set([
+  'answer',
+  'reject',
+  'tools',
+  'globals',
+  'code',
+  'modules',
+  'signal',
+  'onEvent',
+  'includeToolValuesInEvents',
+  'logArgs',
+])
 
 function invalid(message: string): never {
   throw new SandboxError('INVALID_OPTIONS', `resume options: ${message}`)

@@ -63,7 +63,13 @@ export class RunBridge implements ToolBridge {
       limits.maxLogEntries,
       limits.maxLogBytes,
       stream &&
-        ((entry) => stream.emit({ type: 'log', level: entry.level, message: entry.message, ...(entry.args === undefined ? {} : { args: entry.args }) })),
+        ((entry) =>
+          stream.emit({
+            type: 'log',
+            level: entry.level,
+            message: entry.message,
+            ...(entry.args === undefined ? {} : { args: entry.args }),
+          })),
     )
   }
 
