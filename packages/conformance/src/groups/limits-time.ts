@@ -97,7 +97,9 @@ export const timeLimitChecks: ConformanceCheck[] = [
       await sandbox.run('1', { timeoutMs: 30_000 })
       const sleepCode =
         "console.log(1); console.log(2); console.log(3)\nawait new Promise((resolve) => setTimeout(resolve, 600))\n'x'.repeat(50)"
-      const limited = await timedRun(sandbox, sleepCode)
+      // A run whose guest had not logged by the 200 ms deadline never started (a cold worker or
+      // child on a loaded machine): it says nothing of the defaults, and is tried again.
+      const limited = await timedRunThatStarts(sandbox, sleepCode, {}, loggedAnything)
       expectLimitName(expectDeadline(limited, 'TIMEOUT', 200, options.timeoutSlackMs), 'timeoutMs', 200)
       if (limited.result.logs.length !== 2) throw new Error(`default maxLogEntries 2 kept ${limited.result.logs.length} entries`)
 
@@ -106,9 +108,10 @@ export const timeLimitChecks: ConformanceCheck[] = [
         throw new Error('timeoutMs and maxLogEntries given to run() should win over the defaults')
       if (result.logs.length !== 3) throw new Error(`maxLogEntries 5 from run() kept ${result.logs.length} of 3 entries`)
 
-      const big = await timedRun(sandbox, "'x'.repeat(500)")
+      // The output default and its override; a long deadline, so a loaded machine cannot turn them into the 200 ms TIMEOUT.
+      const big = await timedRun(sandbox, "'x'.repeat(500)", { timeoutMs: 30_000 })
       expectError(big.result, 'OUTPUT_LIMIT')
-      const allowed = await timedRun(sandbox, "'x'.repeat(500)", { maxOutputBytes: 10_000 })
+      const allowed = await timedRun(sandbox, "'x'.repeat(500)", { timeoutMs: 30_000, maxOutputBytes: 10_000 })
       if (!allowed.result.ok) throw new Error('maxOutputBytes given to run() should win over the default')
     },
   },
