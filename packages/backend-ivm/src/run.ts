@@ -17,6 +17,15 @@ import type { IvmHeapStatistics } from './ivm-types.js'
 /** Setup plus script up to this many characters are handed to the isolate synchronously. */
 const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
 
+/**
+ * After a stop disposes the isolate, the result waits up to this long for the calls into it to
+ * return (the isolate's thread to unwind). A guest thread parked in a synchronous callback (a log
+ * flush) needs one turn of the host's loop to be let go: a host that ends right after the result
+ * (process.exit, an uncaught exception) would otherwise deadlock isolated-vm's exit handler,
+ * which waits for that thread while it waits for the main thread.
+ */
+const UNWIND_WAIT_MS = 50
+
 /** isolated-vm's error when a synchronous call's `timeout` ended it. */
 const TIMED_OUT = /timed out/i
 
@@ -65,20 +74,26 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     const now = readCpuTime(vm)
     if (now !== undefined && cpuStart !== undefined) cpuMs = Number(now - cpuStart) / 1e6
   }
-  const finish = (result: ExecuteOutcome) => {
-    if (settled) return
-    settled = true
-    resolveOutcome(result)
-  }
-
   // Calls into the isolate that have not returned yet, and who waits for them to be none.
   let inFlight = 0
   let onIdle: (() => void) | undefined
+  let onUnwound: (() => void) | undefined
   const callReturned = () => {
     inFlight--
     if (inFlight === 0) {
       onIdle?.()
+      onUnwound?.()
       askStall()
+    }
+  }
+  const finish = (result: ExecuteOutcome) => {
+    if (settled) return
+    settled = true
+    if (inFlight === 0 || !vm.isolate.isDisposed) return resolveOutcome(result)
+    const timer = setTimeout(() => resolveOutcome(result), UNWIND_WAIT_MS)
+    onUnwound = () => {
+      clearTimeout(timer)
+      resolveOutcome(result)
     }
   }
   // isolated-vm runs the isolate's microtasks before a call into it returns: with no call in
@@ -114,8 +129,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     readCpu()
     // Entries the guest stored but had no turn left to send (a loop, the memory limit) still count.
     vm.drainLogs()
-    finish({ ok: false, error, stats: cpuStats(cpuMs) })
     vm.dispose()
+    finish({ ok: false, error, stats: cpuStats(cpuMs) })
   }
   // The runtime's start/settle/fire catch every guest error, so while the isolate lives, a
   // rejected call is isolated-vm reporting a promise the guest left rejected and unhandled.

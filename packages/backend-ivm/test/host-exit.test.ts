@@ -19,6 +19,13 @@ const ENDINGS = {
 const STOPS: Record<string, [guest: string, options: string, expected: string]> = {
   'a tool-call flood over maxToolCalls': ['for (let i = 0; ; i++) await host.echo(i)', '{ maxToolCalls: 50 }', 'TOOL_CALL_LIMIT'],
   'a log flood past the deadline': ["while (true) console.log('x')", '{ timeoutMs: 200 }', 'TIMEOUT'],
+  // Each line is too long for the shared log buffer, so nearly every call waits in a synchronous
+  // flush: the deadline finds the guest's thread parked on the host's.
+  'a flood of long log lines past the deadline': [
+    "while (true) console.log('x'.repeat(50000))",
+    '{ timeoutMs: 200, maxLogEntries: 1000000, maxLogBytes: 64 * 1024 * 1024 }',
+    'TIMEOUT',
+  ],
   'a tool that never answers': ['await host.never()', '{ timeoutMs: 200 }', 'TIMEOUT'],
 }
 
