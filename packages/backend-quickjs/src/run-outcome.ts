@@ -8,6 +8,9 @@ import {
   type GuestDone,
 } from '@cordon/core/backend'
 
+/** Runaway recursion ends a run as it does on V8, the other backends' engine. */
+const STACK_OVERFLOW = { name: 'RangeError', message: 'Maximum call stack size exceeded' } as const
+
 /** Why a run ended; the first reason the backend learns wins. */
 export type EndReason = 'finished' | 'deadline' | 'aborted' | 'disposed' | 'memory' | 'stack' | 'crash' | 'error'
 
@@ -38,8 +41,8 @@ export function runOutcome(state: EndState): ExecuteOutcome {
     case 'disposed':
       return fail({ code: 'ABORTED', message: 'the session was disposed during the run' })
     case 'stack':
-      // What V8 reports; here the guest cannot catch it, as the host's own stack ran out.
-      return fail({ code: 'RUNTIME_ERROR', name: 'RangeError', message: 'Maximum call stack size exceeded' })
+      // Here the guest cannot catch it: the host's own stack ran out.
+      return fail({ code: 'RUNTIME_ERROR', ...STACK_OVERFLOW })
     case 'crash':
     case 'error':
       return fail(state.error ?? { code: 'BACKEND_CRASHED', message: 'QuickJS backend: the run failed without a reason' })
@@ -54,6 +57,9 @@ export function runOutcome(state: EndState): ExecuteOutcome {
   // QuickJS's own out-of-memory error, if it ever arises without the memory guard noticing.
   if (!outcome.ok && outcome.error.name === 'InternalError' && outcome.error.message === 'out of memory') {
     return { ok: false, error: memoryError, stats: merged }
+  }
+  if (!outcome.ok && outcome.error.name === 'InternalError' && outcome.error.message === 'stack overflow') {
+    return { ok: false, error: { ...outcome.error, ...STACK_OVERFLOW }, stats: merged }
   }
   return { ...outcome, stats: merged }
 }

@@ -4,6 +4,7 @@ import { expectError, summarize, timedRun } from '../harness/run.js'
 import type { ConformanceCheck } from '../types.js'
 import { deadlockChecks } from './errors-deadlock.js'
 import { hostMisuseChecks } from './errors-options.js'
+import { stackChecks } from './errors-stacks.js'
 
 function expectNamed(error: RunError, name: string, message: string): void {
   if (error.name !== name || error.message !== message) {
@@ -124,4 +125,4 @@ const guestErrorChecks: ConformanceCheck[] = [
   },
 ]
 
-export const errorsChecks: readonly ConformanceCheck[] = [...guestErrorChecks, ...deadlockChecks, ...hostMisuseChecks]
+export const errorsChecks: readonly ConformanceCheck[] = [...guestErrorChecks, ...stackChecks, ...deadlockChecks, ...hostMisuseChecks]

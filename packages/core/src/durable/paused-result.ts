@@ -1,16 +1,23 @@
 import type { RunInterrupted, RunResult } from '../result.js'
 import type { PausedCall } from './run-pauses.js'
-import type { RunPlan } from '../run/run-program.js'
 import { sealContinuation } from './continuation-seal.js'
 import type { DurablePlan } from './durable-plan.js'
 import { toBase64Url } from './base64url.js'
 import { codeHash } from './code-hash.js'
-import { toolsFingerprint } from './tools-fingerprint.js'
 
-/** The INTERRUPTED result of a paused run, with its signed continuation. */
-export async function pausedResult(plan: RunPlan, durable: DurablePlan, paused: PausedCall, stopped: RunResult): Promise<RunResult> {
+/**
+ * The INTERRUPTED result of a paused run, with its signed continuation. `startedPerf` is when
+ * this leg of the run started (performance.now()); `tools` the fingerprint of its tools.
+ */
+export async function pausedResult(
+  durable: DurablePlan,
+  paused: PausedCall,
+  stopped: RunResult,
+  startedPerf: number,
+  tools: string,
+): Promise<RunResult> {
   const pausedAt = durable.ledger.pausedAt!
-  const usedMs = durable.usedMs + Math.ceil(performance.now() - plan.startedPerf)
+  const usedMs = durable.usedMs + Math.ceil(performance.now() - startedPerf)
   const id = toBase64Url(globalThis.crypto.getRandomValues(new Uint8Array(16)))
   const continuation = await sealContinuation(
     {
@@ -21,7 +28,7 @@ export async function pausedResult(plan: RunPlan, durable: DurablePlan, paused: 
       ...(durable.modules === undefined ? {} : { modules: durable.modules }),
       limits: durable.limits,
       usedMs,
-      tools: toolsFingerprint(plan.registry),
+      tools,
       ledger: durable.ledger.entries,
       order: durable.ledger.order,
       pausedAt,

@@ -17,9 +17,11 @@ import { resolveFetchPolicy, type FetchPolicy } from '../fetch/fetch-options.js'
 import { FETCH_DESCRIPTOR, FETCH_GLOBAL_NAMES, createRunFetch } from '../fetch/fetch-tool.js'
 import type { DurablePlan } from '../durable/durable-plan.js'
 import { pausedResult } from '../durable/paused-result.js'
+import { toolsFingerprint } from '../durable/tools-fingerprint.js'
 import type { LoadedModules } from '../modules/load-modules.js'
 import { renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
 import { linkRunModules } from '../modules/run-modules.js'
+import { userStack } from './user-stack.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -134,7 +136,8 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     if (reason?.code === 'INTERRUPTED' && plan.durable !== undefined && runPauses.paused !== undefined && stoppedInTime) {
       await runPauses.toolsSettled(runStop.deadline)
       bridge.logs.closed = true
-      result = await pausedResult(plan, plan.durable, runPauses.paused, toResult(plan, outcome, reason, bridge, program, spans))
+      const stopped = toResult(plan, outcome, reason, bridge, program, spans)
+      result = await pausedResult(plan.durable, runPauses.paused, stopped, plan.startedPerf, toolsFingerprint(plan.registry))
     } else {
       // A resumed program that ended by itself (a value or a throw) before every recorded call diverged.
       const endedByItself = reason === undefined && (outcome.ok || outcome.error.code === 'RUNTIME_ERROR')
@@ -332,7 +335,8 @@ const STACK_POSITION = new RegExp(`${GUEST_FILENAME.replace('.', '\\.')}:(\\d+)(
 /**
  * Positions from the engine are in script coordinates; report the user's own line and column.
  * With modules, frames in a module are renamed after it, and the position reported is that of
- * the first frame in the program (the program's line that led to the error).
+ * the first frame in the program (the program's line that led to the error). The stack itself
+ * shows the user's code (user-stack.ts).
  */
 function mapPosition(error: RunError, program: NormalizedProgram | undefined, spans?: readonly ModuleSpan[]): RunError {
   if (program === undefined) return error
@@ -346,6 +350,7 @@ function mapPosition(error: RunError, program: NormalizedProgram | undefined, sp
     }
   }
   if (spans !== undefined && error.stack !== undefined) error.stack = renameModuleFrames(error.stack, spans)
+  if (error.stack !== undefined && error.code === 'RUNTIME_ERROR') error.stack = userStack(error.stack, error.name, error.message, program)
   delete error.line
   delete error.column
   if (line === undefined) return error
