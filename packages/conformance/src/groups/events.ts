@@ -244,6 +244,11 @@ export const eventsChecks: readonly ConformanceCheck[] = [
       expectError(run.result, 'TIMEOUT')
       expectWellFormed(run)
       expectLabels(run.events, ['log:log:calling', 'start:1:t.slow', 'error:1:run-ended', 'result'], 'the events')
+      // Whoever stopped the run (the host's timer or the backend's own deadline), the call ended for the deadline.
+      const ended = run.events.find((event) => event.type === 'tool-error')
+      if (ended?.type === 'tool-error' && !run.result.ok && ended.error.message !== run.result.error.message) {
+        throw new Error(`the pending call ended with ${JSON.stringify(ended.error.message)}, not the deadline's message`)
+      }
       if (answer === undefined) throw new Error('the tool was never called')
       answer('too late')
       await sleep(100)

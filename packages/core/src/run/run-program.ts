@@ -155,7 +155,9 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     if (!toolStop.signal.aborted) toolStop.abort(runEndedError())
     if (events !== undefined) {
       // Every call that had its tool-start gets its end before the result event, the last one.
-      bridge.endPendingCalls(reason?.message ?? 'the run finished before the call answered')
+      // The stop's words, also when the backend stopped the run itself (its deadline, a limit).
+      const stoppedBy = reason?.message ?? (!result.ok && result.error.code !== 'RUNTIME_ERROR' ? result.error.message : undefined)
+      bridge.endPendingCalls(stoppedBy ?? 'the run finished before the call answered')
       events.stream.close(result)
     }
     return result
