@@ -1,5 +1,5 @@
 export { createCordonIsolateDriver } from './isolate-driver.js'
 export type { CordonIsolateDriver, CordonIsolateDriverOptions } from './isolate-driver.js'
-export type { SandboxSource } from './sandbox-source.js'
+export type { SandboxSource } from '@cordon/select'
 export { consoleLines } from './console-lines.js'
 export { executionResult, normalizedError } from './result-mapping.js'

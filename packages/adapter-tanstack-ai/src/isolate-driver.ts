@@ -1,7 +1,7 @@
 import { isSandboxError, type Session, type ToolSet } from '@cordon/core'
 import type { ExecutionResult, IsolateContext, IsolateDriver, ToolBinding } from '@tanstack/ai-code-mode'
 import { executionResult } from './result-mapping.js'
-import { lazySandbox, type SandboxSource } from './sandbox-source.js'
+import { lazySandbox, type SandboxSource } from '@cordon/select'
 
 export interface CordonIsolateDriverOptions extends SandboxSource {
   /** Each execution's deadline in ms when the context's config sets none (TanStack's default: 30,000). */

@@ -1,7 +1,10 @@
-import { SandboxError, createSandbox as createCoreSandbox, type Sandbox } from '@cordon/core'
-import type { SandboxBackend } from '@cordon/core/backend'
+import { SandboxError, createSandbox as createCoreSandbox, type Sandbox, type SandboxBackend } from '@cordon/core'
+import { createSandbox as selectSandbox } from './select-backend.js'
 
-/** Where an adapter's runs go: a sandbox you made, a backend to make one over, or @cordon/select's choice. */
+/**
+ * Where a framework adapter's runs go: a sandbox the user made, a backend to make one over, or
+ * this package's choice. Every cordon adapter takes its sandbox this way.
+ */
 export interface SandboxSource {
   /** A cordon sandbox you own (you dispose it). Its defaults apply to every run. */
   sandbox?: Sandbox
@@ -9,12 +12,13 @@ export interface SandboxSource {
   backend?: SandboxBackend
 }
 
-/** The sandbox of an adapter, made on first use; `dispose` ends it only if the adapter made it. */
+/** An adapter's sandbox, made on first use; `dispose` ends it only if the adapter made it. */
 export interface LazySandbox {
   get(): Promise<Sandbox>
   dispose(): Promise<void>
 }
 
+/** `what` names the adapter in errors: "`what` was disposed". */
 export function lazySandbox(source: SandboxSource, what: string): LazySandbox {
   if (source.sandbox !== undefined && source.backend !== undefined) {
     throw new SandboxError('INVALID_OPTIONS', `${what}: give a sandbox or a backend, not both`)
@@ -33,10 +37,4 @@ export function lazySandbox(source: SandboxSource, what: string): LazySandbox {
       if (made !== undefined) await (await made.catch(() => undefined))?.dispose()
     },
   }
-}
-
-/** @cordon/select's strongest backend that works here, loaded only when no sandbox or backend was given. */
-async function selectSandbox(): Promise<Sandbox> {
-  const { createSandbox } = await import('@cordon/select')
-  return createSandbox()
 }
