@@ -28,6 +28,7 @@ const COST_S = {
   '@cordon/select': 8,
   '@cordon/backend-remote': 5,
   '@cordon/tanstack-ai': 6,
+  '@cordon/mastra': 14,
 }
 
 /**

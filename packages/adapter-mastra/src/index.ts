@@ -1,0 +1,6 @@
+export { createCordonCodeModeTransport } from './code-mode-transport.js'
+export type { CodeModeRun, CordonCodeModeTransport, CordonCodeModeTransportOptions } from './code-mode-transport.js'
+export type { SandboxSource } from '@cordon/select'
+export { consoleLines } from './console-lines.js'
+export { codeModeError, codeModeResult, type CodeModeError } from './result-mapping.js'
+export { externalName } from './external-tools.js'
