@@ -33,6 +33,9 @@ function report(message: Report): void {
 /** Blocks this thread until the host answers, or the run is stopped (then undefined). */
 function callSync(message: Report, slot: number): SyncReply | undefined {
   if (flags === undefined) return undefined
+  // Only one call waits at a time, so whatever is queued is the answer to a call given up when
+  // its run was stopped: the host replies after the stop it caused. It belongs to no run now.
+  while (receiveMessageOnPort(replyPort) !== undefined);
   report(message)
   for (;;) {
     const seen = Atomics.load(flags, SYNC_REPLY_INDEX)

@@ -142,6 +142,24 @@ export const capabilitiesChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'capabilities',
+    name: "syncHostCalls: a sync call whose tool stops its own run leaves no answer behind for the next run's sync call",
+    async run({ sandbox, backend }) {
+      // Declared unsupported: the check above proves such calls never run.
+      if (!backend.capabilities.syncHostCalls) return
+      // The host answers the call after the stop it caused; that answer must reach no other run.
+      for (let i = 0; i < 5; i++) {
+        const controller = new AbortController()
+        const stopping = {
+          'ns.stop': { sync: true, execute: () => (controller.abort(), `run ${i} (stopped)`) },
+        }
+        expectError((await timedRun(sandbox, 'ns.stop()', { tools: stopping, signal: controller.signal })).result, 'ABORTED')
+        const next = await runOk(sandbox, 'ns.value()', { tools: { 'ns.value': { sync: true, execute: () => `run ${i} (next)` } } })
+        expectSameValue(next, `run ${i} (next)`, "the next run's sync call")
+      }
+    },
+  },
+  {
+    group: 'capabilities',
     name: 'memoryLimit: an explicit memoryMb is accepted when declared; UNSUPPORTED and nothing runs when not',
     async run({ sandbox, backend }) {
       if (!backend.capabilities.memoryLimit) return expectUnsupportedAndNothingRan(sandbox, '1 + 1', { memoryMb: 64 })
