@@ -9,4 +9,4 @@ export type { BackendCandidate } from './candidates.js'
 /** The factory and requirement types are defined once, in @cordon/core/backend. */
 export type { BackendFactory, CapabilityRequirement } from '@cordon/core/backend'
 export { lazySandbox } from './lazy-sandbox.js'
-export type { LazySandbox, SandboxSource } from './lazy-sandbox.js'
+export type { LazySandbox, LazySandboxOptions, SandboxSource } from './lazy-sandbox.js'

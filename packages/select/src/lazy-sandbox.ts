@@ -1,5 +1,6 @@
 import { SandboxError, createSandbox as createCoreSandbox, type Sandbox, type SandboxBackend } from '@cordon/core'
 import { createSandbox as selectSandbox } from './select-backend.js'
+import type { CreateSandboxOptions } from './select-options.js'
 
 /**
  * Where a framework adapter's runs go: a sandbox the user made, a backend to make one over, or
@@ -18,8 +19,14 @@ export interface LazySandbox {
   dispose(): Promise<void>
 }
 
+/**
+ * How the adapter makes its own sandbox: `defaults` for its runs (e.g. durable keys), and what
+ * select must find when it picks (`require`, `backendOptions`, …). Not used for a given sandbox.
+ */
+export type LazySandboxOptions = CreateSandboxOptions
+
 /** `what` names the adapter in errors: "`what` was disposed". */
-export function lazySandbox(source: SandboxSource, what: string): LazySandbox {
+export function lazySandbox(source: SandboxSource, what: string, options: LazySandboxOptions = {}): LazySandbox {
   if (source.sandbox !== undefined && source.backend !== undefined) {
     throw new SandboxError('INVALID_OPTIONS', `${what}: give a sandbox or a backend, not both`)
   }
@@ -29,7 +36,8 @@ export function lazySandbox(source: SandboxSource, what: string): LazySandbox {
     get() {
       if (disposed) return Promise.reject(new SandboxError('DISPOSED', `${what} was disposed`))
       if (source.sandbox !== undefined) return Promise.resolve(source.sandbox)
-      made ??= source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend)) : selectSandbox()
+      made ??=
+        source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend, options.defaults)) : selectSandbox(options)
       return made
     },
     async dispose() {

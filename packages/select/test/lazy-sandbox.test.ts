@@ -14,6 +14,13 @@ describe('lazySandbox (how adapters take their sandbox)', () => {
     await expect(lazy.get()).rejects.toMatchObject({ code: 'DISPOSED', message: 'the test adapter was disposed' })
   })
 
+  it("makes its own sandbox with the adapter's defaults", async () => {
+    const lazy = lazySandbox({ backend: createQuickJSBackend() }, 'the test adapter', { defaults: { maxOutputBytes: 64 } })
+    const sandbox = await lazy.get()
+    expect(await sandbox.run("'x'.repeat(100)")).toMatchObject({ ok: false, error: { code: 'OUTPUT_LIMIT' } })
+    await lazy.dispose()
+  })
+
   it("uses the caller's sandbox as it is and leaves it open", async () => {
     const own = createSandbox(createQuickJSBackend())
     const lazy = lazySandbox({ sandbox: own }, 'the test adapter')
