@@ -29,6 +29,7 @@ const COST_S = {
   '@cordon/backend-remote': 5,
   '@cordon/tanstack-ai': 6,
   '@cordon/mastra': 14,
+  '@cordon/utcp': 22,
 }
 
 /**

@@ -1,0 +1,8 @@
+export { CodeModeUtcpClient } from './code-mode-utcp-client.js'
+export type { CodeModeUtcpClientOptions } from './code-mode-utcp-client.js'
+export type { SandboxSource } from '@cordon/select'
+export type { ToolChainResult } from './result-mapping.js'
+export { consoleLines } from './console-lines.js'
+export { describeRunError, toolChainResult } from './result-mapping.js'
+export { guestName } from './guest-names.js'
+export type { GuestName } from './guest-names.js'
