@@ -36,8 +36,7 @@ export function lazySandbox(source: SandboxSource, what: string, options: LazySa
     get() {
       if (disposed) return Promise.reject(new SandboxError('DISPOSED', `${what} was disposed`))
       if (source.sandbox !== undefined) return Promise.resolve(source.sandbox)
-      made ??=
-        source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend, options.defaults)) : selectSandbox(options)
+      made ??= source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend, options.defaults)) : selectSandbox(options)
       return made
     },
     async dispose() {
