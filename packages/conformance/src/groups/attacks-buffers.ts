@@ -50,6 +50,26 @@ function bufferAttack(spec: BufferAttack): ConformanceCheck {
 }
 
 export const bufferAttacks: ConformanceCheck[] = [
+  // bellard's QuickJS 2025-09-13 without a SAB allocator hook (quickjs-emscripten's case)
+  // allocated a growable SharedArrayBuffer at its initial length and let grow() move its length up
+  // to maxByteLength: the view then read the engine's heap (cordon's runtime source, tool names)
+  // and writing corrupted it. A grown buffer must hold only zeros and keep what is written to it.
+  bufferAttack({
+    name: 'a growable SharedArrayBuffer grown to its maxByteLength holds zeros of its own, or is refused (bellard QuickJS without a SAB allocator)',
+    body: `
+let shared
+try { shared = new SharedArrayBuffer(8, { maxByteLength: 65536 }) } catch (e) { shared = undefined }
+if (shared !== undefined && shared.growable === true) {
+  shared.grow(65536)
+  const view = new Uint8Array(shared)
+  let nonZero = 0
+  for (let i = 0; i < view.length; i++) if (view[i] !== 0) nonZero++
+  if (nonZero > 0) __problems.push('the grown buffer held ' + nonZero + ' bytes it never wrote: ' + __bytes(view.subarray(8)))
+  view.fill(0x41)
+  if (view[65535] !== 0x41) __problems.push('a write to the grown buffer did not stay')
+}
+`,
+  }),
   // bellard/quickjs #478 (quickjs-ng #1296): the TypedArray constructor read the buffer's length
   // before it read newTarget.prototype, whose getter shrinks the buffer to nothing; the new view
   // kept the old length and read freed memory. The spec reads the prototype first, so the view

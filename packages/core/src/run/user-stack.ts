@@ -9,8 +9,11 @@ import { GUEST_FILENAME } from '../guest/runtime-source.js'
 import { toUserPosition } from '../normalize/positions.js'
 import type { NormalizedProgram } from '../normalize/types.js'
 
-/** How every backend names its guest runtime's file (`cordon-runtime.js`, `cordon-runtime`). */
-const RUNTIME_FRAME = /\bcordon-runtime\b/
+/**
+ * How backends name the files of cordon's own guest code: the runtime (`cordon-runtime.js`,
+ * `cordon-runtime`) and the engine guards evaluated before it (`cordon-buffer-guard`, …).
+ */
+const RUNTIME_FRAME = /\bcordon-(?:runtime|[\w-]*guard)\b/
 
 const FRAME_LINE = /^\s+at /
 
