@@ -30,6 +30,7 @@ const COST_S = {
   '@cordon/tanstack-ai': 6,
   '@cordon/mastra': 14,
   '@cordon/utcp': 22,
+  '@cordon/cloudflare-codemode': 26,
 }
 
 /**

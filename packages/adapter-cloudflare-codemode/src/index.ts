@@ -1,0 +1,7 @@
+export { createCordonExecutor } from './executor.js'
+export type { CordonExecuteOptions, CordonExecutor, CordonExecutorOptions } from './executor.js'
+export type { ConnectorBinding, ExecuteOptions, ExecuteResult, ProviderFunction, ResolvedProvider } from './executor-contract.js'
+export type { SandboxSource } from '@cordon/select'
+export { consoleLines } from './console-lines.js'
+export { errorText, executeResult } from './result-mapping.js'
+export { guestToolName } from './tool-names.js'
