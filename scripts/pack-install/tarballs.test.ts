@@ -29,7 +29,14 @@ describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
     expect(manifest.homepage).toBe(`https://github.com/cordon-sandbox/cordon/tree/main/${dir}#readme`)
     expect(manifest.bugs).toEqual({ url: 'https://github.com/cordon-sandbox/cordon/issues' })
     expect(manifest.engines).toEqual({ node: '>=20' })
-    expect(manifest.sideEffects).toBe(false)
+    // None, or only exported entries whose import is their whole point (a loader hook's `./register`).
+    if (manifest.sideEffects !== false) {
+      const targets = Object.values(manifest.exports as Record<string, string | { default?: string }>).map((entry) =>
+        typeof entry === 'string' ? entry : entry.default,
+      )
+      expect(Array.isArray(manifest.sideEffects) && manifest.sideEffects.length > 0).toBe(true)
+      for (const file of manifest.sideEffects as string[]) expect(targets).toContain(file)
+    }
     expect(manifest.type).toBe('module')
     expect(manifest.files).toEqual(['dist', 'CHANGELOG.md'])
     expect(manifest.publishConfig).toEqual({ access: 'public' })
