@@ -1,5 +1,6 @@
 import { afterEach, describe, expect, it } from 'vitest'
 import { createSandbox } from '../src/index.js'
+import { DEFAULT_LIMITS } from '../src/limits.js'
 import {
   CHANNEL_VERSION,
   ChannelPool,
@@ -185,6 +186,46 @@ describe('a hostile far side', () => {
     expect(started[0]?.killed).toBe(false)
     await new Promise((resolve) => setTimeout(resolve, 400))
     expect(started[0]?.killed).toBe(true)
+  })
+
+  it('a far side that reports after its stop grace: nothing it sends for that run reaches the host, whose result has gone', async () => {
+    let late: ((batch: unknown) => void) | undefined
+    let runId = -1
+    const { backend, started } = scriptedBackend(
+      (order, say) => {
+        if (order[0] === 'run') runId = order[1]
+        if (order[0] === 'stop') late = say
+      },
+      50,
+      5_000,
+    )
+    const seen: string[] = []
+    const controller = new AbortController()
+    const outcome = backend.execute({
+      script: '1',
+      filename: 'guest.js',
+      setup: '',
+      tools: [{ name: 't.x' }],
+      limits: DEFAULT_LIMITS,
+      deadline: Date.now() + 30_000,
+      signal: controller.signal,
+      host: {
+        log: (_level, message) => void seen.push('log ' + message),
+        callTool: () => (seen.push('call'), Promise.resolve('"x"')),
+        callToolSync: () => '"x"',
+      },
+    })
+    setTimeout(() => controller.abort(new Error('stop')), 10)
+    expect(await outcome).toMatchObject({ ok: false })
+    // What a stopped guest's far side still had queued: its last logs, a call, then its result.
+    late?.([
+      ['logs', runId, 'l4:late'],
+      ['call', runId, 0, 't.x', '[]'],
+      ['done', runId, { ok: true, value: '{"t":"n","v":"1"}' }, false],
+    ])
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(seen).toEqual([])
+    expect(started[0]?.killed).toBe(false)
   })
 
   it("the far side cannot rename a stop: a stopped run reports the host's reason", async () => {

@@ -91,7 +91,7 @@ describe('values that the model supports', () => {
       )
     const quickjsOverflows = (outcomes: Awaited<ReturnType<typeof runEverywhere>>) => {
       for (const quickjs of [outcomes.quickjs, outcomes['quickjs-inline'], outcomes['subprocess-quickjs']])
-        expect(quickjs.error).toMatchObject({ code: 'RUNTIME_ERROR', name: 'InternalError', message: 'stack overflow' })
+        expect(quickjs.error).toMatchObject({ code: 'RUNTIME_ERROR', name: 'RangeError', message: 'Maximum call stack size exceeded' })
     }
     for (const shape of ['array', 'object']) {
       const plain = agreed(await runEverywhere(sandboxes!, nest(shape, 1000), { tools: echo }), `${shape} nested 1000 deep`)

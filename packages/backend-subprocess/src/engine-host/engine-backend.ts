@@ -26,8 +26,12 @@ import { startEngineChild } from './engine-child-link.js'
 import { findEngineModules } from './engine-modules.js'
 
 const MB = 1024 * 1024
-/** How long a stopped run's engine may take to report before the run is resolved anyway. */
-const STOP_GRACE_MS = 100
+/**
+ * How long a stopped run's engine may take to report before the run is resolved anyway. Its
+ * report carries the logs the guest wrote before the stop; a loaded machine needs a few scheduler
+ * turns for the child's engine thread to unwind and the report to cross. Within the deadline slack.
+ */
+const STOP_GRACE_MS = 250
 /** How long after that before the child is killed as stuck (its other runs end too). */
 const KILL_GRACE_MS = 2_000
 /** Report strings are capped by the run's own limits on the far side; this bounds a broken child. */

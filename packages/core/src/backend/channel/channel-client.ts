@@ -223,6 +223,9 @@ export class ChannelClient {
       case 'logs': {
         const run = this.runs.get(report[1])
         if (run === undefined) return 'logs for no run'
+        // Resolved at its stop grace: its result, logs included, has gone to the host, and whoever
+        // serves that host (a server's channel) may have reported it already. Later entries go nowhere.
+        if (run.resolved) return undefined
         const { host } = run.request
         return unpackLogEntries(report[2], (level, message, args) => host.log(level, message, args)) ? undefined : 'malformed log entries'
       }
@@ -230,6 +233,10 @@ export class ChannelClient {
         const [, runId, callId, name, args] = report
         const run = this.runs.get(runId)
         if (run === undefined) return 'a tool call for no run'
+        if (run.resolved) {
+          this.post(['settle', runId, callId, false, toolErrorPayload(new Error('the run has ended'))])
+          return undefined
+        }
         run.request.host.callTool(name, args).then(
           (value) => this.runs.get(runId) === run && this.post(['settle', runId, callId, true, value]),
           (error: unknown) => this.runs.get(runId) === run && this.post(['settle', runId, callId, false, toolErrorPayload(error)]),
