@@ -35,4 +35,4 @@ export type { Sandbox } from './sandbox-types.js'
 export type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
 export { createSandbox } from './sandbox.js'
 /** ECMAScript reserved words: a global or a tool name part cannot be one (apps that derive tool names use it). */
-export { RESERVED_WORDS } from './run/reserved-names.js'
+export { RESERVED_GLOBAL_NAMES, RESERVED_WORDS } from './run/reserved-names.js'
