@@ -205,7 +205,7 @@ describe('a hostile far side', () => {
       script: '1',
       filename: 'guest.js',
       setup: '',
-      tools: [{ name: 't.x' }],
+      tools: [{ name: 't.x', sync: false }],
       limits: DEFAULT_LIMITS,
       deadline: Date.now() + 30_000,
       signal: controller.signal,
