@@ -20,7 +20,7 @@ const COST_S = {
   '@cordon/conformance': 99,
   '@cordon/mcp-server': 72,
   '@cordon/backend-ivm': 71,
-  '@cordon/cli': 64,
+  '@cordon/cli': 90,
   '@cordon/cross-backend-tests': 45,
   '@cordon/bench': 40,
   '@cordon/core': 18,

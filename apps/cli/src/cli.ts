@@ -7,9 +7,9 @@ import { endProcess } from './process-end.js'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
 import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
-import { replCommand } from './repl-command.js'
+import { replCommand, type ReplFlags } from './repl-command.js'
 import { runCommand, type RunFlags } from './run-command.js'
-import { addSandboxFlags, type SandboxFlags } from './run-options.js'
+import { addSandboxFlags } from './run-options.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -19,6 +19,7 @@ Examples:
   echo '1 + 1' | cordon run -                 run what arrives on stdin
   cordon run -e 'Math.max(1, 2)' --json       one JSON document on stdout
   cordon run agent.js --tools ./tools.mjs --globals ./globals.json --timeout 5000
+  cordon repl --tools ./tools.mjs             an interactive session (state persists; --fresh: it does not)
   cordon doctor                               which backends work here, and why not`
 
 function buildProgram(): Command {
@@ -51,11 +52,14 @@ function buildProgram(): Command {
       process.exitCode = await doctorCommand(flags)
     })
 
-  addSandboxFlags(program.command('repl').description('read programs line by line and run each in a fresh sandbox')).action(
-    async (flags: SandboxFlags) => {
-      process.exitCode = await replCommand(flags)
-    },
-  )
+  addSandboxFlags(
+    program
+      .command('repl')
+      .description('an interactive session: what one entry defines, the next can use (.help inside lists the commands)')
+      .option('--fresh', 'run each entry alone in a fresh sandbox, as cordon run would: nothing carries over'),
+  ).action(async (flags: ReplFlags) => {
+    process.exitCode = await replCommand(flags)
+  })
   return program
 }
 

@@ -1,85 +1,76 @@
-import { createInterface } from 'node:readline'
 import type { FetchOptions, Sandbox, ToolSet } from '@cordon/core'
-import { wantsColor } from './colors.js'
-import { EXIT } from './exit-codes.js'
-import { formatRunResult } from './format-result.js'
+import { painter, wantsColor } from './colors.js'
+import { fetchFrom } from './fetch-flags.js'
 import { liveEvents } from './live-events.js'
 import { loadGlobals } from './load-globals.js'
 import { loadTools } from './load-tools.js'
 import { restartWithNoNodeSnapshot, shouldRestartForIvm } from './no-node-snapshot.js'
-import { writeLine, writeLines, writeStdout } from './output.js'
+import { writeLine, writeStderr } from './output.js'
+import { historyFile } from './repl-history.js'
+import { replLoop } from './repl-loop.js'
+import { createReplRunner, type ReplRunner } from './repl-runner.js'
 import { reportFailure } from './report-failure.js'
-import { fetchFrom } from './fetch-flags.js'
 import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
+import { UsageError } from './usage-error.js'
+
+export interface ReplFlags extends SandboxFlags {
+  /** Each entry in a fresh sandbox, as before sessions: nothing carries over. */
+  fresh?: boolean
+}
 
 /**
- * `cordon repl`: each entry is a whole program run in a fresh sandbox, so nothing carries
- * over between entries (by design: a sandbox run never shares state with the next). A line
- * ending in `\` continues on the next line. Ctrl-C stops a running entry, or leaves.
+ * `cordon repl`: entries run one after another on one cordon session, so what an entry
+ * declares is there for the next (`--fresh`: each in a fresh sandbox). The loop is
+ * repl-loop.ts; where entries run, repl-runner.ts.
  */
-export async function replCommand(flags: SandboxFlags): Promise<number> {
+export async function replCommand(flags: ReplFlags): Promise<number> {
   if (mayUseIvm(flags) && shouldRestartForIvm()) return restartWithNoNodeSnapshot()
+  const fresh = flags.fresh === true
   let tools: ToolSet | undefined
   let globals: Record<string, unknown> | undefined
   let fetch: FetchOptions | undefined
-  let sandbox: Sandbox
+  let sandbox: Sandbox | undefined
+  let runner: ReplRunner
   try {
+    fetch = fetchFrom(flags)
+    if (fetch !== undefined && !fresh) {
+      throw new UsageError('--fetch-allow needs --fresh in cordon repl: sessions have no fetch yet', {
+        fix: 'add --fresh (each entry then runs alone in a fresh sandbox)',
+      })
+    }
     globals = flags.globals === undefined ? undefined : await loadGlobals(flags.globals)
     tools = flags.tools === undefined ? undefined : await loadTools(flags.tools)
-    fetch = fetchFrom(flags)
     const { createSandbox } = await import('@cordon/select')
     sandbox = await createSandbox(selectOptionsFrom(flags))
+    runner = await createReplRunner({ sandbox, fresh, limits: limitsFrom(flags), tools, globals, fetch, notify: writeStderr })
   } catch (error) {
-    return reportFailure(error, false)
+    const code = reportFailure(error, false, sandbox?.backend.name ?? null)
+    await sandbox?.dispose()
+    return code
   }
 
-  const interactive = process.stdin.isTTY === true && process.stdout.isTTY === true
-  const rl = createInterface({ input: process.stdin, output: process.stdout, terminal: interactive, prompt: 'cordon> ' })
+  const colorStdout = wantsColor(process.stdout)
   const colorStderr = wantsColor(process.stderr)
-  const format = { colorStdout: wantsColor(process.stdout), colorStderr, stats: flags.stats === true, logsStreamed: true }
-  const onEvent = liveEvents({ logs: true, trace: flags.trace === true, colorStderr }, writeLine)
-  const prompt = (text: string): void => {
-    rl.setPrompt(text)
-    rl.prompt()
-  }
-  let running: AbortController | undefined
-  rl.on('SIGINT', () => (running ? running.abort(new Error('interrupted by Ctrl-C')) : rl.close()))
-  if (interactive) {
-    writeStdout(`cordon repl on ${sandbox.backend.name}: each entry runs alone in a fresh sandbox. .exit or Ctrl-D leaves.`)
-    rl.prompt()
-  }
-
-  let pending = ''
+  const backend = sandbox.backend.name
   try {
-    for await (const line of rl) {
-      if (line.endsWith('\\')) {
-        pending += `${line.slice(0, -1)}\n`
-        if (interactive) prompt('...     ')
-        continue
-      }
-      const code = pending + line
-      pending = ''
-      if (code.trim() === '.exit') break
-      if (code.trim() !== '') {
-        running = new AbortController()
-        const result = await sandbox.run(code, {
-          ...limitsFrom(flags),
-          ...(tools && { tools }),
-          ...(globals && { globals }),
-          ...(fetch && { fetch }),
-          onEvent,
-          signal: running.signal,
-        })
-        running = undefined
-        writeLines(formatRunResult(result, { code, source: code, name: '[repl]', lineShift: 0 }, format))
-      }
-      if (interactive) prompt('cordon> ')
-    }
+    return await replLoop({
+      runner,
+      backend,
+      tools,
+      interactive: process.stdin.isTTY === true && process.stdout.isTTY === true,
+      banner: fresh
+        ? `cordon repl on ${backend} (--fresh): each entry runs alone in a fresh sandbox. .help for commands, Ctrl-D to leave.`
+        : `cordon repl on ${backend}: entries share a session, so what one defines the next can use. .help for commands, Ctrl-D to leave.`,
+      historyFile: historyFile(),
+      format: { colorStdout, colorStderr, stats: flags.stats === true, logsStreamed: true },
+      onEvent: liveEvents({ logs: true, trace: flags.trace === true, colorStderr }, writeLine),
+      paintStdout: painter(colorStdout),
+      paintStderr: painter(colorStderr),
+    })
   } catch (error) {
-    return reportFailure(error, false, sandbox.backend.name)
+    return reportFailure(error, false, backend)
   } finally {
-    rl.close()
+    await runner.dispose()
     await sandbox.dispose()
   }
-  return EXIT.OK
 }

@@ -41,12 +41,12 @@ describe('the cordon command', () => {
     expect(unknown.stderr).toContain('(Did you mean run?)')
   })
 
-  it('repl runs each line as its own program; a trailing backslash continues the entry', async () => {
-    const input = '1 + 1\nconsole.log("hi")\nconst x = 40 + \\\n2; x\nx\n.exit\n99\n'
-    const r = await cordon(['repl', '-b', 'quickjs'], { input })
+  it('repl --fresh runs each entry as its own program; an unfinished entry continues on the next line', async () => {
+    const input = '1 + 1\nconsole.log("hi")\nconst x = 40 +\n2; x\nx\n.exit\n99\n'
+    const r = await cordon(['repl', '-b', 'quickjs', '--fresh'], { input })
     expect(r.code).toBe(0)
     expect(r.stdout).toBe('2\nhi\n42\n')
-    // Nothing carries over between entries: each is a fresh sandbox.
+    // Nothing carries over between entries: each is a fresh sandbox (test/repl.test.ts has the rest).
     expect(r.stderr).toMatch(/^RUNTIME_ERROR: ReferenceError: .*x.*\n/)
   })
 

@@ -27,17 +27,22 @@ export interface CliOptions {
   onStdout?: (child: ChildProcess, stdout: string) => void
 }
 
-/** Runs `node dist/cli.js …args` like a shell would, and collects everything it printed. */
-export function cordon(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
+/** The environment the CLI runs in: this one without CORDON_*, colour or NODE_OPTIONS variables, plus `extra`. */
+export function cliEnv(extra: Record<string, string> = {}): Record<string, string> {
   const env: Record<string, string> = {}
   for (const [key, value] of Object.entries(process.env)) {
     if (value === undefined || key.startsWith('CORDON_') || ['NO_COLOR', 'FORCE_COLOR', 'NODE_OPTIONS'].includes(key)) continue
     env[key] = value
   }
+  return { ...env, ...extra }
+}
+
+/** Runs `node dist/cli.js …args` like a shell would, and collects everything it printed. */
+export function cordon(args: readonly string[], options: CliOptions = {}): Promise<CliRun> {
   const started = performance.now()
   const child = spawn(process.execPath, [CLI, ...args], {
     cwd: options.cwd ?? process.cwd(),
-    env: { ...env, ...options.env },
+    env: cliEnv(options.env),
     stdio: ['pipe', 'pipe', 'pipe'],
   })
   let stdout = ''
