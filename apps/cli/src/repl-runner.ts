@@ -129,8 +129,10 @@ export function sessionEndedNotice(ended: SessionEnd, during: 'entry' | 'complet
 
 /**
  * Guest code listing the property names at `path`, up the prototype chain. The path is walked
- * through property descriptors, so no getter runs; `path` holds identifiers only (the completer
- * checks), and goes in as JSON anyway.
+ * through property descriptors, so no getter of the guest's runs: the one exception is the
+ * accessor through which a session keeps an earlier entry's top-level binding
+ * (`get(){return name}`, core's normalize/persist.ts), which only reads that binding. `path` holds
+ * identifiers only (the completer checks), and goes in as JSON anyway.
  */
 function propertyNamesProgram(path: readonly string[]): string {
   return `(() => {
@@ -139,8 +141,11 @@ function propertyNamesProgram(path: readonly string[]): string {
     let found
     for (let owner = target; owner !== null && found === undefined; owner = Object.getPrototypeOf(owner))
       found = Object.getOwnPropertyDescriptor(owner, key)
-    if (found === undefined || !('value' in found) || found.value === null || found.value === undefined) return []
-    target = Object(found.value)
+    if (found === undefined) return []
+    const kept = target === globalThis && typeof found.get === 'function' && String(found.get) === 'get(){return ' + key + '}'
+    const value = kept ? found.get() : found.value
+    if (value === null || value === undefined) return []
+    target = Object(value)
   }
   const names = new Set()
   for (let owner = target; owner !== null && names.size < 5000; owner = Object.getPrototypeOf(owner))

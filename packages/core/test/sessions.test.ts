@@ -10,14 +10,16 @@ async function scriptOf(code: string): Promise<string> {
 }
 
 describe('session normalization', () => {
-  it('copies every name a top-level declaration binds onto the global object, on the same line', async () => {
+  it('makes every name a top-level declaration binds a live global, on the same line', async () => {
     const script = await scriptOf('const { a, b: [c], ...d } = o, e = 1\nexport let f = 2\nclass G {}\nfunction h() {}\nh()')
+    const live = (name: string) =>
+      `Object.defineProperty(globalThis,"${name}",{get(){return ${name}},set(v){${name}=v},configurable:true,enumerable:true})`
     expect(script.split('\n')).toEqual([
       '(async function () {',
-      'const { a, b: [c], ...d } = o, e = 1;globalThis.a=a;globalThis.c=c;globalThis.d=d;globalThis.e=e;',
-      'let f = 2;globalThis.f=f;',
-      'class G {};globalThis.G=G;',
-      'function h() {};globalThis.h=h;',
+      `const { a, b: [c], ...d } = o, e = 1;${['a', 'c', 'd', 'e'].map(live).join(';')};`,
+      `let f = 2;${live('f')};`,
+      `class G {};${live('G')};`,
+      `function h() {};${live('h')};`,
       'return (h())',
       '})',
     ])
@@ -25,7 +27,7 @@ describe('session normalization', () => {
 
   it('leaves a lone function declaration uncalled (a one-off run calls it)', async () => {
     const script = await scriptOf('async function main() {}')
-    expect(script).toContain('globalThis.main=main')
+    expect(script).toContain('Object.defineProperty(globalThis,"main"')
     expect(script).not.toContain(')()')
     const oneOff = await normalizeCode('async function main() {}')
     expect(oneOff.ok && oneOff.program.script).toContain(')()')

@@ -43,6 +43,22 @@ export const sessionsChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'sessions',
+    name: 'a top-level binding is kept as it ends, not as declared: later changes in its run and in later runs are what the next run sees',
+    requires: needsSessions,
+    async run({ sandbox }) {
+      const session = await sandbox.createSession()
+      await sessionRunOk(session, 'let total = 0\nfor (const x of [1, 2, 3]) total += x\nfunction read() { return total }\nconst fixed = 1')
+      expectSameValue(await sessionRunOk(session, '[total, read()]'), [6, 6], 'the binding after its run changed it')
+      await sessionRunOk(session, 'total = 10')
+      expectSameValue(await sessionRunOk(session, '[total, read()]'), [10, 10], 'the binding a later run assigned')
+      const assigned = await sessionRunOk(session, 'try { fixed = 2; return "assigned" } catch (e) { return e instanceof TypeError }')
+      expectSameValue(assigned, true, 'assigning a const of an earlier run (a TypeError)')
+      expectSameValue(await sessionRunOk(session, 'fixed'), 1, 'the const')
+      await session.dispose()
+    },
+  },
+  {
+    group: 'sessions',
     name: 'a lone function declaration defines a helper for later runs (it is not called)',
     requires: needsSessions,
     async run({ sandbox }) {

@@ -1,8 +1,11 @@
 /**
  * Session programs keep their top-level declarations for the next run: after each top-level
- * `var`/`let`/`const`/`function`/`class` declaration, its bound names are copied onto the global
- * object (`;globalThis.x=x;`), where a later run of the same session finds them. Only the top
- * level is rewritten; the insertion stays on the declaration's last line.
+ * `var`/`let`/`const`/`function`/`class` declaration, each name it binds becomes an accessor
+ * of the global object over the declaration's own binding, where a later run of the same session
+ * finds it. An accessor rather than a copy, so that a later change of the binding (`total += x`
+ * further down the program, a later run's `total = 0`) is what every later run sees; assigning a
+ * `const` through it throws as assigning the const does. Only the top level is rewritten; the
+ * insertion stays on the declaration's last line.
  */
 import type { Pattern } from 'acorn'
 import type { TopLevel } from './parse.js'
@@ -20,8 +23,12 @@ export function persistDeclarations(statements: readonly TopLevel[], edits: Edit
       names.push(declaration.id.name)
     }
     if (names.length === 0) continue
-    insertAt(statement.end, `;${names.map((name) => `globalThis.${name}=${name}`).join(';')};`, edits)
+    insertAt(statement.end, `;${names.map(liveGlobal).join(';')};`, edits)
   }
+}
+
+function liveGlobal(name: string): string {
+  return `Object.defineProperty(globalThis,${JSON.stringify(name)},{get(){return ${name}},set(v){${name}=v},configurable:true,enumerable:true})`
 }
 
 function boundNames(pattern: Pattern, out: string[]): void {
