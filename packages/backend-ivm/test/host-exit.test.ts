@@ -38,7 +38,7 @@ function runHost(
   options: string,
   ending: string,
   sessions = false,
-): Promise<{ out: string; code: number | null; ms: number }> {
+): Promise<{ out: string; code: number | null; signal: string | null; err: string; ms: number }> {
   const run = sessions
     ? `
 const session = await sandbox.createSession({ tools })
@@ -61,14 +61,17 @@ ${ending}
   const started = Date.now()
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], {
-      stdio: ['ignore', 'pipe', 'ignore'],
+      stdio: ['ignore', 'pipe', 'pipe'],
     })
     let out = ''
+    let err = ''
     const timer = setTimeout(() => child.kill('SIGKILL'), 15_000)
     child.stdout.on('data', (chunk: Buffer) => (out += chunk.toString()))
-    child.on('exit', (code) => {
+    // The end of stderr, for a failure's message: how a process that did not exit as expected ended.
+    child.stderr.on('data', (chunk: Buffer) => (err = (err + chunk.toString()).slice(-2_000)))
+    child.on('exit', (code, signal) => {
       clearTimeout(timer)
-      resolve({ out, code, ms: Date.now() - started })
+      resolve({ out, code, signal, err, ms: Date.now() - started })
     })
   })
 }
@@ -78,10 +81,11 @@ for (const sessions of [false, true]) {
     for (const [endingName, ending] of Object.entries(ENDINGS)) {
       const where = sessions ? ' in a session, with other sessions open' : ''
       test(`the host exits on ${endingName} after ${stopName}${where}`, async () => {
-        const { out, code } = await runHost(guest, options, ending, sessions)
+        const { out, code, signal, err, ms } = await runHost(guest, options, ending, sessions)
         expect(out).toContain(`CODE ${expected}`)
-        // Killed by the test's 15 s guard means it hung: code is null then.
-        expect(code).toBe(endingName === 'process.exit()' ? 3 : 1)
+        // Killed by the test's 15 s guard means it hung: code is null then, signal SIGKILL.
+        const ended = `code ${code}, signal ${signal}, after ${ms} ms; stderr ends: ${err.slice(-1_000)}`
+        expect(code, ended).toBe(endingName === 'process.exit()' ? 3 : 1)
       }, 20_000)
     }
   }
