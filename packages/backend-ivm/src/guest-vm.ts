@@ -1,6 +1,7 @@
 import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch } from '@cordon/core/backend'
 import { compileBootScript } from './boot-script.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
+import { forgetIsolate, trackIsolate } from './live-isolates.js'
 import { LogShareReader } from './log-share.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
 
@@ -86,6 +87,7 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
       onLost(text)
     },
   })
+  trackIsolate(isolate)
   try {
     const context = await isolate.createContext()
     // Tool calls and the final result are `ignored` callbacks (queued to the main thread, in
@@ -164,11 +166,13 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
       },
       dispose() {
         port.detach()
+        forgetIsolate(isolate)
         // Disposing the isolate invalidates every Reference and Context made from it.
         if (!isolate.isDisposed) isolate.dispose()
       },
     }
   } catch (error) {
+    forgetIsolate(isolate)
     if (!isolate.isDisposed) isolate.dispose()
     throw error
   }
