@@ -21,7 +21,7 @@ import { toolsFingerprint } from '../durable/tools-fingerprint.js'
 import type { LoadedModules } from '../modules/load-modules.js'
 import { renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
 import { linkRunModules } from '../modules/run-modules.js'
-import { userStack } from './user-stack.js'
+import { PROGRAM_POSITION, userStack } from './user-stack.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -332,8 +332,6 @@ function sanitize(error: RunError): RunError {
   return out
 }
 
-const STACK_POSITION = new RegExp(`${GUEST_FILENAME.replace('.', '\\.')}:(\\d+)(?::(\\d+))?`)
-
 /**
  * Positions from the engine are in script coordinates; report the user's own line and column.
  * With modules, frames in a module are renamed after it, and the position reported is that of
@@ -345,7 +343,7 @@ function mapPosition(error: RunError, program: NormalizedProgram | undefined, sp
   let line = error.line
   let column = error.column
   if (line === undefined && error.stack !== undefined && (error.code === 'RUNTIME_ERROR' || error.code === 'SYNTAX_ERROR')) {
-    const match = spans === undefined ? STACK_POSITION.exec(error.stack) : firstProgramFrame(error.stack, program)
+    const match = spans === undefined ? PROGRAM_POSITION.exec(error.stack) : firstProgramFrame(error.stack, program)
     if (match) {
       line = Number(match[1])
       column = match[2] === undefined ? undefined : Number(match[2])
@@ -364,7 +362,7 @@ function mapPosition(error: RunError, program: NormalizedProgram | undefined, sp
   return error
 }
 
-const STACK_POSITIONS = new RegExp(STACK_POSITION.source, 'g')
+const STACK_POSITIONS = new RegExp(PROGRAM_POSITION.source, 'g')
 
 function firstProgramFrame(stack: string, program: NormalizedProgram): RegExpExecArray | undefined {
   for (const match of stack.matchAll(STACK_POSITIONS)) {

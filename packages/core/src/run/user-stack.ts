@@ -17,7 +17,8 @@ const RUNTIME_FRAME = /\bcordon-(?:runtime|[\w-]*guard)\b/
 
 const FRAME_LINE = /^\s+at /
 
-const PROGRAM_POSITION = new RegExp(GUEST_FILENAME.replace('.', '\\.') + ':(\\d+)(?::(\\d+))?')
+/** A position in the program's script, `guest.js:line:column` (the column may be absent). */
+export const PROGRAM_POSITION = new RegExp(GUEST_FILENAME.replace('.', '\\.') + ':(\\d+)(?::(\\d+))?')
 
 /** QuickJS lists every frame of a stack overflow; V8 keeps 10. Enough to read, bounded in size. */
 const MAX_FRAMES = 100
@@ -25,9 +26,9 @@ const MAX_FRAMES = 100
 export function userStack(stack: string, name: string | undefined, message: string, program: NormalizedProgram): string {
   const lines = stack.split('\n')
   const firstFrame = lines.findIndex((line) => FRAME_LINE.test(line))
-  // V8 starts with `Name: message`; QuickJS with the frames alone.
-  const header = firstFrame === 0 ? [name ? `${name}: ${message}` : message] : firstFrame === -1 ? lines : lines.slice(0, firstFrame)
   if (firstFrame === -1) return stack
+  // V8 starts with `Name: message`; QuickJS with the frames alone.
+  const header = firstFrame === 0 ? [name ? `${name}: ${message}` : message] : lines.slice(0, firstFrame)
   const frames: string[] = []
   for (const line of lines.slice(firstFrame)) {
     if (line.trim() === '' || RUNTIME_FRAME.test(line)) continue
