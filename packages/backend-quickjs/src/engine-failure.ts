@@ -1,5 +1,5 @@
 import type { RunError } from '@cordon/core'
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineHandle } from './engine-api.js'
 
 /** What the engine threw, read from a QuickJS handle without trusting it. */
 export interface ThrownInfo {
@@ -25,7 +25,10 @@ export function isHostStackOverflow(error: unknown): boolean {
  * catches everything the guest throws; so property reads run no guest code in practice, and
  * the interrupt handler still bounds them if they did.
  */
-export function readThrown(context: QuickJSContext, handle: QuickJSHandle): ThrownInfo {
+export function readThrown(
+  context: Pick<EngineContext, 'typeof' | 'getString' | 'getNumber' | 'getProp'>,
+  handle: EngineHandle,
+): ThrownInfo {
   const kind = context.typeof(handle)
   if (kind === 'string') return { message: context.getString(handle) }
   if (kind === 'number') return { message: String(context.getNumber(handle)) }

@@ -1,4 +1,4 @@
-import type { QuickJSHandle, QuickJSRuntime } from 'quickjs-emscripten-core'
+import type { EngineHandle, EngineRuntime } from './engine-api.js'
 
 /** How long the guest's promise jobs may run before the host's event loop gets a turn. */
 const SLICE_MS = 20
@@ -11,7 +11,7 @@ export interface GateHooks {
   /** A host exception unwound WASM frames (host stack overflow, a trap, a host bug). */
   onHostException(error: unknown): void
   /** executePendingJobs stopped on an exception (interrupt, out of memory). Do not dispose it. */
-  onJobError(error: QuickJSHandle): void
+  onJobError(error: EngineHandle): void
   /**
    * No entry is queued and the job queue is empty: a task to run next (the runtime's `stall`
    * when nothing can wake the guest any more), or undefined.
@@ -37,7 +37,7 @@ export class EngineGate {
   private scheduled = false
 
   constructor(
-    private readonly runtime: QuickJSRuntime,
+    private readonly runtime: EngineRuntime,
     private readonly hooks: GateHooks,
   ) {}
 

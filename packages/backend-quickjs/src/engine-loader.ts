@@ -8,7 +8,7 @@ import {
 } from 'quickjs-emscripten-core'
 import { describeError } from './engine-failure.js'
 import { WASM_PAGE_BYTES, type MemoryGuard } from './memory-guard.js'
-import type { Loadable, ResolvedQuickJSOptions, VariantInput } from './options.js'
+import { load, type Loadable, type ResolvedQuickJSOptions, type VariantInput } from './options.js'
 import { DEFAULT_VARIANT_PACKAGE, compileWasm, defaultWasmUrl } from './wasm-source.js'
 
 /** A loaded QuickJS build: compiled once, instantiated afresh for every run. */
@@ -177,10 +177,6 @@ function measureHeapStart(module: QuickJSWASMModule): number | undefined {
   const pointer = emscripten._malloc(16)
   emscripten._free(pointer)
   return pointer > 0 ? pointer : undefined
-}
-
-async function load<T>(input: Loadable<T>): Promise<T> {
-  return typeof input === 'function' ? await (input as () => T | Promise<T>)() : await input
 }
 
 /** Unwraps `import()` results, including CommonJS interop's `{ default: { default: variant } }`. */

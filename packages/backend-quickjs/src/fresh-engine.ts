@@ -1,6 +1,7 @@
 import { SandboxError } from '@cordon/core'
 import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
-import type { QuickJSContext, QuickJSHandle, QuickJSRuntime, QuickJSWASMModule } from 'quickjs-emscripten-core'
+import type { QuickJSContext } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineHandle, EngineRuntime } from './engine-api.js'
 import { applyEngineImage, captureEngineImage, copyWorks, type EngineImage, type Preparation } from './engine-image.js'
 import { BUFFER_GUARD_FILENAME, BUFFER_GUARD_SOURCE } from './buffer-guard-source.js'
 import type { Engine } from './engine-loader.js'
@@ -18,14 +19,14 @@ export const RUNTIME_FILENAME = 'cordon-runtime'
  * evaluation is done in the instance itself or copied in from an engine image.
  */
 export interface FreshEngine {
-  readonly guard: MemoryGuard
-  readonly module: QuickJSWASMModule
-  readonly runtime: QuickJSRuntime
-  readonly context: QuickJSContext
+  /** `exceeded`: an allocation failed at the memory cap, for good (the guest may have caught it). */
+  readonly guard: { readonly exceeded: boolean }
+  readonly runtime: EngineRuntime
+  readonly context: EngineContext
   /** `(host) => GuestRuntime`. */
-  readonly runtimeFactory: QuickJSHandle
-  /** Bytes of the linear memory below the heap (static data, C stack), not counted as the guest's. */
-  readonly heapStartBytes: number
+  readonly runtimeFactory: EngineHandle
+  /** Bytes of guest heap in use (or its high-water mark, where the engine cannot say less). */
+  heapBytes(): number
 }
 
 /**
@@ -54,8 +55,37 @@ async function prepare(engine: Engine, guard: MemoryGuard, steps: Preparation, i
   const module = await engine.instantiate(guard)
   const { runtime, context } = steps.makeBare(module)
   if (image === undefined || !applyEngineImage(image, guard.memory, runtime, context)) steps.evaluate(context, runtime)
-  const runtimeFactory = evaluate(context, runtime, TAKE_FACTORY_SOURCE, 'cordon-take-runtime', 'taking the guest runtime')
-  return { guard, module, runtime, context, runtimeFactory, heapStartBytes: engine.heapStartBytes }
+  return {
+    guard,
+    runtime,
+    context: engineContext(context),
+    runtimeFactory: takeRuntimeFactory(engineContext(context), runtime),
+    // The linear memory's high-water mark above QuickJS's static area (static data, C stack).
+    heapBytes: () => Math.max(0, guard.byteLength - engine.heapStartBytes),
+  }
+}
+
+/**
+ * quickjs-emscripten's context as the engine API: the same methods, but its newFunction is
+ * overloaded (a name is optional), which TypeScript cannot match to the API's one signature.
+ */
+function engineContext(context: QuickJSContext): EngineContext {
+  return context as unknown as EngineContext
+}
+
+/** The guest runtime's factory, taken from where its evaluation (or an engine image) left it. */
+export function takeRuntimeFactory(context: EngineContext, runtime: EngineRuntime): EngineHandle {
+  return evaluate(context, runtime, TAKE_FACTORY_SOURCE, 'cordon-take-runtime', 'taking the guest runtime')
+}
+
+/**
+ * Evaluates the guards and the guest runtime in a fresh context; the guards first, so that the
+ * runtime too captures the guarded built-ins (see buffer-guard.ts, length-guard.ts).
+ */
+export function evaluateGuestRuntime(context: EngineContext, runtime: EngineRuntime): void {
+  evaluate(context, runtime, BUFFER_GUARD_SOURCE, BUFFER_GUARD_FILENAME, 'the buffer guard').dispose()
+  evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
+  evaluate(context, runtime, `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, RUNTIME_FILENAME, 'the guest runtime').dispose()
 }
 
 /**
@@ -75,10 +105,7 @@ export function enginePreparation(maxStackSizeBytes: number): Preparation {
       return { runtime, context: runtime.newContext() }
     },
     evaluate(context, runtime) {
-      // Before the guest runtime, so it too captures the guarded built-ins (see buffer-guard.ts, length-guard.ts).
-      evaluate(context, runtime, BUFFER_GUARD_SOURCE, BUFFER_GUARD_FILENAME, 'the buffer guard').dispose()
-      evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
-      evaluate(context, runtime, `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, RUNTIME_FILENAME, 'the guest runtime').dispose()
+      evaluateGuestRuntime(engineContext(context), runtime)
     },
     check(context) {
       const result = context.evalCode(`typeof globalThis.${FACTORY_KEY}`, 'cordon-image-check', { type: 'global' })
@@ -136,19 +163,14 @@ function readyImage(engine: Engine, maxStackSizeBytes: number): EngineImage | un
   return imageEntry(engine, maxStackSizeBytes).image
 }
 
-function evaluate(context: QuickJSContext, runtime: QuickJSRuntime, source: string, filename: string, what: string): QuickJSHandle {
+function evaluate(context: EngineContext, runtime: EngineRuntime, source: string, filename: string, what: string): EngineHandle {
   const result = context.evalCode(source, filename, { type: 'global' })
   if (!result.error) return result.value
-  const detail = context.dump(result.error) as unknown
+  const detail = context.dump(result.error)
   result.error.dispose()
   context.dispose()
   runtime.dispose()
   throw new Error(`${what} failed to evaluate in QuickJS: ${JSON.stringify(detail)}`)
-}
-
-/** Bytes of guest heap: the linear memory's high-water mark above QuickJS's static area. */
-export function heapBytesOf(engine: FreshEngine): number {
-  return Math.max(0, engine.guard.byteLength - engine.heapStartBytes)
 }
 
 /**

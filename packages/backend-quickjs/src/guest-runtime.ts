@@ -1,24 +1,24 @@
 import type { RelayFunctions } from '@cordon/core/backend'
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineHandle } from './engine-api.js'
 import type { HostPromises } from './host-promises.js'
 import { newRelayObject, type RelayCallHooks } from './relay-object.js'
 
 /** The guest runtime made in one engine, as the host holds it. No handle here is reachable by guest code. */
 export interface GuestRuntimeHandles {
   /** The runtime object, `this` for its methods. */
-  readonly self: QuickJSHandle
-  readonly install: QuickJSHandle
-  readonly start: QuickJSHandle
-  readonly settle: QuickJSHandle
-  readonly answer: QuickJSHandle
-  readonly fire: QuickJSHandle
-  readonly stall: QuickJSHandle
-  readonly flushLogs: QuickJSHandle
+  readonly self: EngineHandle
+  readonly install: EngineHandle
+  readonly start: EngineHandle
+  readonly settle: EngineHandle
+  readonly answer: EngineHandle
+  readonly fire: EngineHandle
+  readonly stall: EngineHandle
+  readonly flushLogs: EngineHandle
   /** The context's own JSON.stringify, taken before any guest code ran (see newRelayObject). */
-  readonly quote: QuickJSHandle
+  readonly quote: EngineHandle
 }
 
-export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: QuickJSHandle }
+export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: false; error: EngineHandle }
 
 /**
  * Step 2 of the guest protocol, done once per engine: calls the runtime factory with the
@@ -26,8 +26,8 @@ export type MadeRuntime = { ok: true; handles: GuestRuntimeHandles } | { ok: fal
  * the caller to read and dispose. A host exception propagates: the instance is then unusable.
  */
 export function makeGuestRuntime(
-  context: QuickJSContext,
-  factory: QuickJSHandle,
+  context: EngineContext,
+  factory: EngineHandle,
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
@@ -43,7 +43,7 @@ export function makeGuestRuntime(
     return { ok: false, error: made.error }
   }
   const self = made.value
-  const method = (name: string): QuickJSHandle => context.getProp(self, name)
+  const method = (name: string): EngineHandle => context.getProp(self, name)
   return {
     ok: true,
     handles: {

@@ -1,4 +1,4 @@
-import type { QuickJSContext, QuickJSDeferredPromise } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineDeferred } from './engine-api.js'
 
 /**
  * The promises of async tool calls, made on the host (RelayFunctions.callPromise): the guest gets
@@ -7,13 +7,13 @@ import type { QuickJSContext, QuickJSDeferredPromise } from 'quickjs-emscripten-
  * or drops the ones its calls made (`take`), and whatever is left when it ends is freed.
  */
 export class HostPromises {
-  private readonly pending = new Map<number, QuickJSDeferredPromise>()
+  private readonly pending = new Map<number, EngineDeferred>()
   private nextId = 1
 
-  constructor(private readonly context: QuickJSContext) {}
+  constructor(private readonly context: EngineContext) {}
 
   /** A new promise: its id (for the relay's `call`) and the deferred whose handle goes to the guest. */
-  make(): { id: number; deferred: QuickJSDeferredPromise } {
+  make(): { id: number; deferred: EngineDeferred } {
     const id = this.nextId++
     const deferred = this.context.newPromise()
     this.pending.set(id, deferred)
@@ -21,7 +21,7 @@ export class HostPromises {
   }
 
   /** The deferred of call `id`, now the caller's to settle and dispose; undefined if already taken. */
-  take(id: number): QuickJSDeferredPromise | undefined {
+  take(id: number): EngineDeferred | undefined {
     const deferred = this.pending.get(id)
     if (deferred !== undefined) this.pending.delete(id)
     return deferred

@@ -3,21 +3,16 @@ import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, Se
 import { INLINE_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
-import { engineLoader, type Engine } from './engine-loader.js'
+import { emscriptenMaker, type ImageSharing } from './emscripten-maker.js'
 import { EnginePool } from './pool.js'
-import { adoptEngineImage, createFreshEngine, engineImage } from './fresh-engine.js'
-import type { EngineImage } from './engine-image.js'
+import { wasiMaker } from './wasi/wasi-maker.js'
 import type { ResolvedQuickJSOptions } from './options.js'
 import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
 
 /** What the worker mode adds to the inline backend it runs in each worker. */
-export interface InlineExtras {
+export interface InlineExtras extends ImageSharing {
   /** Send console entries in batches the run engine pulls (see run-engine.ts). */
   pullLogs?: boolean
-  /** An engine image another worker of the pool took (see adoptEngineImage). */
-  sharedImage?: EngineImage
-  /** Called once with the engine image this backend took itself, for the pool to share. */
-  onImageTaken?: (image: EngineImage) => void
 }
 
 /**
@@ -25,29 +20,11 @@ export interface InlineExtras {
  * `memoryMb`, one instance per run or per session. Nothing is loaded until the first run. The
  * worker mode runs this same backend inside each worker, with its InlineExtras.
  */
-export function createInlineBackend(
-  settings: ResolvedQuickJSOptions,
-  { pullLogs = false, sharedImage, onImageTaken }: InlineExtras = {},
-): SandboxBackend {
-  const loadFirst = engineLoader(settings)
-  let imageShared = false
-  const loadEngine = async (): Promise<Engine> => {
-    const loaded = await loadFirst()
-    if (settings.engineImage && !imageShared) {
-      imageShared = true
-      shareImage(loaded, settings.maxStackSizeBytes, sharedImage, onImageTaken)
-    }
-    return loaded
-  }
-  let engine: Engine | undefined
+export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs = false, ...images }: InlineExtras = {}): SandboxBackend {
+  const maker = settings.engine === 'quickjs-wasi' ? wasiMaker(settings) : emscriptenMaker(settings, images)
   const pool = new EnginePool(
     settings.poolSize,
-    async (capPages) =>
-      makeReadyEngine(
-        await createFreshEngine(engine ?? (engine = await loadEngine()), capPages, settings.maxStackSizeBytes, settings.engineImage),
-        settings.onDisposeError,
-        pullLogs,
-      ),
+    async (cap) => makeReadyEngine(await maker.create(cap), settings.onDisposeError, pullLogs),
     releaseReadyEngine,
   )
   const sessions = new Set<SessionEngine>()
@@ -55,7 +32,7 @@ export function createInlineBackend(
   /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */
   async function open(memoryMb: number, keepEngine: boolean): Promise<SessionEngine> {
     try {
-      engine ??= await loadEngine()
+      await maker.load()
     } catch (error) {
       throw SandboxError.isInstance(error) && error.code === 'BACKEND_UNAVAILABLE'
         ? error
@@ -63,7 +40,7 @@ export function createInlineBackend(
     }
     let ready: ReadyEngine
     try {
-      ready = await pool.take(engine.capPagesFor(memoryMb))
+      ready = await pool.take(maker.capFor(memoryMb))
     } catch (error) {
       // BACKEND_UNAVAILABLE, MEMORY_LIMIT, or the guest runtime failing to start (BACKEND_CRASHED).
       if (SandboxError.isInstance(error)) throw error
@@ -108,18 +85,4 @@ export function createInlineBackend(
       await Promise.all([...sessions].map((session) => session.dispose()))
     },
   }
-}
-
-/** Starts the engine's image from the shared one, or reports the one it takes. */
-function shareImage(
-  engine: Engine,
-  maxStackSizeBytes: number,
-  shared: EngineImage | undefined,
-  onTaken: InlineExtras['onImageTaken'],
-): void {
-  if (shared !== undefined) adoptEngineImage(engine, maxStackSizeBytes, shared)
-  if (onTaken === undefined) return
-  void engineImage(engine, maxStackSizeBytes).then((image) => {
-    if (image !== undefined && image !== shared) onTaken(image)
-  })
 }

@@ -11,11 +11,25 @@ export type Loadable<T> = T | Promise<T> | (() => T | Promise<T>)
  */
 export type VariantInput = QuickJSSyncVariant | { default: QuickJSSyncVariant } | { default: { default: QuickJSSyncVariant } }
 
+/** The value a Loadable gives. */
+export async function load<T>(input: Loadable<T>): Promise<T> {
+  return typeof input === 'function' ? await (input as () => T | Promise<T>)() : await input
+}
+
 /** A compiled WebAssembly module, its bytes, or where to read them from. */
 export type WasmModuleInput = WebAssembly.Module | ArrayBuffer | ArrayBufferView | URL | string
 
 /** Where guest code runs: in worker threads (default), or on the host's own thread. */
 export type QuickJSThread = 'worker' | 'inline'
+
+/**
+ * Which QuickJS runs the guest: `'quickjs-emscripten'` (the default; bellard's QuickJS 2025-09-13,
+ * or another of quickjs-emscripten's builds through `variant`) or `'quickjs-wasi'` (quickjs-ng
+ * 0.18.0 compiled to WASI, quickjs-wasi 3.7.0). The README's "Which QuickJS engine" compares them.
+ */
+export type QuickJSEngineName = 'quickjs-emscripten' | 'quickjs-wasi'
+
+const ENGINE_NAMES: readonly QuickJSEngineName[] = ['quickjs-emscripten', 'quickjs-wasi']
 
 export interface QuickJSBackendOptions {
   /**
@@ -33,8 +47,10 @@ export interface QuickJSBackendOptions {
    * from 2 to 16. One worker is kept when idle; extra idle ones end after a few seconds.
    */
   workers?: number
+  /** Which QuickJS engine runs the guest (see QuickJSEngineName). Default `'quickjs-emscripten'`. */
+  engine?: QuickJSEngineName
   /**
-   * The QuickJS build to run: a quickjs-emscripten **sync** variant (asyncify variants allow one
+   * The QuickJS build to run (with `engine: 'quickjs-emscripten'`): a quickjs-emscripten **sync** variant (asyncify variants allow one
    * suspension at a time and are refused). Default: `@jitl/quickjs-wasmfile-release-sync`,
    * imported on the first run. Example: `{ variant: () => import('@jitl/quickjs-wasmfile-debug-sync') }`.
    * In worker mode each worker imports the variant itself, so give its module specifier or URL
@@ -43,8 +59,9 @@ export interface QuickJSBackendOptions {
    */
   variant?: Loadable<VariantInput> | string
   /**
-   * The variant's `.wasm`, compiled once per backend: a `WebAssembly.Module`, its bytes, or a
-   * URL/path to read. Found automatically for the default variant on Node, Bun and Deno; pass it
+   * The engine's `.wasm` (the variant's, or quickjs-wasi's `quickjs.wasm`), compiled once per
+   * backend: a `WebAssembly.Module`, its bytes, or a URL/path to read. Found automatically for the
+   * default variant and for quickjs-wasi on Node, Bun and Deno; pass it
    * for a custom variant (otherwise Emscripten loads and compiles the file again for every run)
    * or where files cannot be read (browsers, bundlers, edge runtimes).
    */
@@ -78,6 +95,7 @@ export interface ResolvedQuickJSOptions {
   thread: QuickJSThread
   /** Undefined: chosen from the machine's cores at the first run. */
   workers: number | undefined
+  engine: QuickJSEngineName
   variant: Loadable<VariantInput> | string | undefined
   wasmModule: Loadable<WasmModuleInput> | undefined
   poolSize: number
@@ -88,6 +106,8 @@ export interface ResolvedQuickJSOptions {
 
 export const DEFAULT_POOL_SIZE = 1
 export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024
+/** quickjs-wasi 3.7.0 refuses a larger QuickJS stack limit (its MAX_STACK_SIZE). */
+export const WASI_MAX_STACK_SIZE_BYTES = 512 * 1024
 
 /** Checks the options at construction (no I/O); a mistake throws INVALID_OPTIONS. */
 export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQuickJSOptions {
@@ -108,13 +128,43 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
       { fix: "Pass the variant's package name, e.g. { variant: '@jitl/quickjs-wasmfile-debug-sync' }, or { thread: 'inline' }." },
     )
   }
+  const engine = options.engine ?? 'quickjs-emscripten'
+  if (!ENGINE_NAMES.includes(engine)) {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `createQuickJSBackend: engine must be ${ENGINE_NAMES.map((name) => `'${name}'`).join(' or ')}, got ${describeOptionValue(engine)}`,
+    )
+  }
+  if (engine === 'quickjs-wasi' && options.variant !== undefined) {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      "createQuickJSBackend: variant names a quickjs-emscripten build; engine 'quickjs-wasi' takes none",
+      {
+        fix: "Drop variant, or use engine: 'quickjs-emscripten'.",
+      },
+    )
+  }
+  const maxStackSizeBytes = integer(
+    'maxStackSizeBytes',
+    options.maxStackSizeBytes,
+    DEFAULT_MAX_STACK_SIZE_BYTES,
+    16 * 1024,
+    8 * 1024 * 1024,
+  )
+  if (engine === 'quickjs-wasi' && maxStackSizeBytes > WASI_MAX_STACK_SIZE_BYTES) {
+    throw new SandboxError(
+      'INVALID_OPTIONS',
+      `createQuickJSBackend: with engine 'quickjs-wasi', maxStackSizeBytes must be at most ${WASI_MAX_STACK_SIZE_BYTES} (quickjs-wasi's limit), got ${maxStackSizeBytes}`,
+    )
+  }
   return {
     thread,
+    engine,
     workers: options.workers === undefined ? undefined : integer('workers', options.workers, 1, 1, 256),
     variant: options.variant,
     wasmModule: options.wasmModule,
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 16),
-    maxStackSizeBytes: integer('maxStackSizeBytes', options.maxStackSizeBytes, DEFAULT_MAX_STACK_SIZE_BYTES, 16 * 1024, 8 * 1024 * 1024),
+    maxStackSizeBytes,
     engineImage: flag('engineImage', options.engineImage, true),
     onDisposeError: callback('onDisposeError', options.onDisposeError),
   }

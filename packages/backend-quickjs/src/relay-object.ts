@@ -1,5 +1,5 @@
 import type { RelayFunctions } from '@cordon/core/backend'
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineHandle } from './engine-api.js'
 import { isHostStackOverflow } from './engine-failure.js'
 import type { HostPromises } from './host-promises.js'
 
@@ -17,13 +17,13 @@ export interface RelayCallHooks {
  * The caller disposes the returned handle once the factory has been called.
  */
 export function newRelayObject(
-  context: QuickJSContext,
+  context: EngineContext,
   functions: RelayFunctions,
   promises: HostPromises,
   hooks: RelayCallHooks,
-  quote: QuickJSHandle,
-): QuickJSHandle {
-  const str = (handle: QuickJSHandle | undefined): string =>
+  quote: EngineHandle,
+): EngineHandle {
+  const str = (handle: EngineHandle | undefined): string =>
     handle !== undefined && context.typeof(handle) === 'string' ? context.getString(handle) : ''
   /**
    * A string the guest made from its own text (console entries), whole: getString reads a C
@@ -31,7 +31,7 @@ export function newRelayObject(
    * (`quote`, taken before any guest code ran; on a string it calls nothing the guest can change)
    * escapes it in one call, and the host parses that.
    */
-  const wholeStr = (handle: QuickJSHandle | undefined): string => {
+  const wholeStr = (handle: EngineHandle | undefined): string => {
     if (handle === undefined || context.typeof(handle) !== 'string') return ''
     const text = context.getString(handle)
     if (context.getProp(handle, 'length').consume((length) => context.getNumber(length)) === text.length) return text
@@ -42,10 +42,10 @@ export function newRelayObject(
     }
     return JSON.parse(quoted.value.consume((value) => context.getString(value))) as string
   }
-  const num = (handle: QuickJSHandle | undefined): number =>
+  const num = (handle: EngineHandle | undefined): number =>
     handle !== undefined && context.typeof(handle) === 'number' ? context.getNumber(handle) : Number.NaN
 
-  const impl: Partial<Record<keyof RelayFunctions, (...args: QuickJSHandle[]) => QuickJSHandle | undefined>> = {
+  const impl: Partial<Record<keyof RelayFunctions, (...args: EngineHandle[]) => EngineHandle | undefined>> = {
     log: (entries) => void functions.log(wholeStr(entries)),
     call: (id, name, args) => void functions.call(num(id), str(name), str(args)),
     // The promise's handle is returned (and freed by the caller after it is copied to the guest);

@@ -10,7 +10,7 @@ import {
   type GuestRelay,
   type RelayFunctions,
 } from '@cordon/core/backend'
-import type { QuickJSContext, QuickJSHandle } from 'quickjs-emscripten-core'
+import type { EngineContext, EngineHandle, EngineResult } from './engine-api.js'
 import { EngineGate } from './engine-gate.js'
 import {
   describeError,
@@ -21,7 +21,6 @@ import {
   syntaxError,
   type ThrownInfo,
 } from './engine-failure.js'
-import { heapBytesOf } from './fresh-engine.js'
 import type { RunEnd, RunEngine, RunHooks } from './run-engine.js'
 import { runOutcome, type EndReason } from './run-outcome.js'
 
@@ -29,7 +28,7 @@ import { runOutcome, type EndReason } from './run-outcome.js'
  * A result that is a JSON primitive (how the wire writes strings, finite numbers, booleans and
  * null) as a handle made on the host, as the codec would decode it; undefined for anything else.
  */
-function primitiveHandle(context: QuickJSContext, payload: string): QuickJSHandle | undefined {
+function primitiveHandle(context: EngineContext, payload: string): EngineHandle | undefined {
   const first = payload.charCodeAt(0)
   // '{' and '[' (objects, arrays, tagged values) are the runtime's to decode.
   if (first === 0x7b || first === 0x5b || Number.isNaN(first)) return undefined
@@ -282,7 +281,7 @@ export class GuestRun implements RunHooks {
   }
 
   /** Calls a guest runtime method, then frees its arguments and result. False when it threw. */
-  private call(method: QuickJSHandle, ...args: QuickJSHandle[]): boolean {
+  private call(method: EngineHandle, ...args: EngineHandle[]): boolean {
     const result = this.value(this.engine.fresh.context.callFunction(method, this.engine.guest.self, ...args))
     for (const arg of args) if (arg.alive) arg.dispose()
     result?.dispose()
@@ -290,7 +289,7 @@ export class GuestRun implements RunHooks {
   }
 
   /** Compiles the script to the guest's async main function; a failure ends the run. */
-  private compile(): QuickJSHandle | undefined {
+  private compile(): EngineHandle | undefined {
     const { context } = this.engine.fresh
     const result = context.evalCode(this.request.script, this.request.filename, { type: 'global' })
     if (!result.error) return result.value
@@ -350,14 +349,14 @@ export class GuestRun implements RunHooks {
   }
 
   /** The value of an engine call, or undefined after recording why it threw. */
-  private value(result: ReturnType<QuickJSContext['callFunction']>): QuickJSHandle | undefined {
+  private value(result: EngineResult<EngineHandle>): EngineHandle | undefined {
     if (!result.error) return result.value
     this.onThrown(result.error)
     result.error.dispose()
     return undefined
   }
 
-  private onThrown(handle: QuickJSHandle): void {
+  private onThrown(handle: EngineHandle): void {
     this.classify(readThrown(this.engine.fresh.context, handle))
   }
 
@@ -383,7 +382,7 @@ export class GuestRun implements RunHooks {
       request: this.request,
       stats: {
         cpuMs: Math.max(0, this.gate.cpuMs - this.hostMs),
-        heapBytes: heapBytesOf(this.engine.fresh),
+        heapBytes: this.engine.fresh.heapBytes(),
       },
     })
   }

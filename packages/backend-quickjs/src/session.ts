@@ -1,7 +1,7 @@
 import { SandboxError } from '@cordon/core'
 import { createRelaySwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
-import { heapBytesOf, releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
+import { releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'
 import { HostPromises } from './host-promises.js'
 import { GuestRun } from './run.js'
@@ -122,7 +122,7 @@ export class SessionEngine implements BackendSession {
 
   /** The guest heap's size now: its high-water mark, since a WASM memory never shrinks. */
   memoryUsage(): Promise<number> {
-    return Promise.resolve(heapBytesOf(this.engine.fresh))
+    return Promise.resolve(this.engine.fresh.heapBytes())
   }
 
   /** Lets the engine go; a run in flight ends first (ABORTED), at the guest's next interrupt check. */

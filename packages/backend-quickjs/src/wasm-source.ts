@@ -11,6 +11,9 @@ import type { WasmModuleInput } from './options.js'
  */
 export const DEFAULT_VARIANT_PACKAGE = '@jitl/quickjs-wasmfile-release-sync'
 
+/** The package export of quickjs-wasi's engine (quickjs-ng 0.18.0 compiled to WASI). */
+export const WASI_WASM_SPECIFIER = 'quickjs-wasi/quickjs.wasm'
+
 /** The package export that points at the default variant's `.wasm` file. */
 export const DEFAULT_WASM_SPECIFIER = `${DEFAULT_VARIANT_PACKAGE}/wasm`
 
@@ -23,15 +26,20 @@ export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.M
 }
 
 /** Where the default variant's `.wasm` lives, found by the host's own module resolution. */
-export async function defaultWasmUrl(): Promise<URL> {
+export function defaultWasmUrl(): Promise<URL> {
+  return wasmUrlOf(DEFAULT_WASM_SPECIFIER)
+}
+
+/** Where a package export (a `.wasm` file) lives, found by the host's own module resolution. */
+export async function wasmUrlOf(specifier: string): Promise<URL> {
   const meta = import.meta as { resolve?: (specifier: string) => string }
   // Node ≥20.6, Bun, Deno and browsers with an import map have import.meta.resolve (called as a
   // method: Bun refuses it unbound); some test runners rewrite import.meta without it, and then
   // Node's require resolver answers instead.
-  if (typeof meta.resolve === 'function') return new URL(meta.resolve(DEFAULT_WASM_SPECIFIER))
+  if (typeof meta.resolve === 'function') return new URL(meta.resolve(specifier))
   const { createRequire } = await import('node:module')
   const { pathToFileURL } = await import('node:url')
-  return pathToFileURL(createRequire(import.meta.url).resolve(DEFAULT_WASM_SPECIFIER))
+  return pathToFileURL(createRequire(import.meta.url).resolve(specifier))
 }
 
 /** WebAssembly.compile takes bytes backed by a plain ArrayBuffer; copying is cheap next to compiling. */

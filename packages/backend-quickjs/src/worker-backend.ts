@@ -4,7 +4,7 @@ import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
 import type { ResolvedQuickJSOptions, WasmModuleInput } from './options.js'
-import { compileWasm, defaultWasmUrl } from './wasm-source.js'
+import { WASI_WASM_SPECIFIER, compileWasm, defaultWasmUrl, wasmUrlOf } from './wasm-source.js'
 import type { WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
 
@@ -91,6 +91,7 @@ async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool>
   }
   const entry = await findWorkerEntry()
   const data: WorkerData['settings'] = {
+    engine: settings.engine,
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,
     wasmModule: await hostCompiledModule(settings),
     poolSize: settings.poolSize,
@@ -131,7 +132,7 @@ async function cores(): Promise<number> {
 
 /**
  * The WebAssembly module, compiled once here and handed to every worker: the default build's,
- * or the user's `wasmModule`. A custom variant without `wasmModule` is left to each worker.
+ * quickjs-wasi's, or the user's `wasmModule`. A custom variant without `wasmModule` is left to each worker.
  */
 async function hostCompiledModule(settings: ResolvedQuickJSOptions): Promise<WebAssembly.Module | undefined> {
   try {
@@ -140,6 +141,7 @@ async function hostCompiledModule(settings: ResolvedQuickJSOptions): Promise<Web
       const input: WasmModuleInput = typeof given === 'function' ? await (given as () => Promise<WasmModuleInput>)() : await given
       return await compileWasm(input)
     }
+    if (settings.engine === 'quickjs-wasi') return await compileWasm(await wasmUrlOf(WASI_WASM_SPECIFIER))
     return settings.variant === undefined ? await compileWasm(await defaultWasmUrl()) : undefined
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS WebAssembly module could not be compiled: ' + describeError(error), {

@@ -154,7 +154,8 @@ describe('quickjs-ng 0.12.1, chosen with { variant, wasmModule }', () => {
       try {
         expect(fresh.context.typeof(fresh.runtimeFactory)).toBe('function')
         const result = fresh.context.evalCode('[Math.random(), performance.timeOrigin].join()', 'check.js', { type: 'global' })
-        seen.push(fresh.context.unwrapResult(result).consume((handle) => fresh.context.getString(handle)))
+        if (result.error) throw new Error('the check threw')
+        seen.push(result.value.consume((handle) => fresh.context.getString(handle)))
       } finally {
         releaseFreshEngine(fresh)
       }

@@ -1,5 +1,5 @@
 import { createSandbox } from '@cordon/core'
-import type { QuickJSContext } from 'quickjs-emscripten-core'
+import type { EngineContext } from '../src/engine-api.js'
 import { describe, expect, test } from 'vitest'
 import { applyEngineImage } from '../src/engine-image.js'
 import { engineLoader } from '../src/engine-loader.js'
@@ -15,8 +15,10 @@ const debug = resolveOptions({
   wasmModule: () => new URL(import.meta.resolve('@jitl/quickjs-wasmfile-debug-sync/wasm')),
 })
 
-function evalString(context: QuickJSContext, code: string): string {
-  return context.unwrapResult(context.evalCode(code, 'check.js', { type: 'global' })).consume((value) => context.getString(value))
+function evalString(context: Pick<EngineContext, 'evalCode' | 'getString'>, code: string): string {
+  const result = context.evalCode(code, 'check.js', { type: 'global' })
+  if (result.error) throw new Error(`${code} threw`)
+  return result.value.consume((value) => context.getString(value))
 }
 
 describe('engine image', () => {

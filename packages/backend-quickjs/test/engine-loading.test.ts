@@ -35,6 +35,9 @@ describe('construction', () => {
     [{ thread: 'main' }],
     [{ workers: 0 }],
     [{ workers: 2.5 }],
+    [{ engine: 'quickjs-ng' }],
+    [{ engine: 'quickjs-wasi', variant: '@jitl/quickjs-wasmfile-debug-sync' }],
+    [{ engine: 'quickjs-wasi', maxStackSizeBytes: 1024 * 1024 }],
   ])('rejects bad options %j', (options) => {
     let thrown: unknown
     try {

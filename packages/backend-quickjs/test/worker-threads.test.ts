@@ -11,6 +11,7 @@ import type { WorkerData } from '../src/worker/worker-data.js'
 
 const entry = new URL('../dist/engine-worker.js', import.meta.url)
 const settings = {
+  engine: 'quickjs-emscripten' as const,
   variant: undefined,
   wasmModule: undefined,
   poolSize: 1,

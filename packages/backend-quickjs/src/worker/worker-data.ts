@@ -1,9 +1,11 @@
 import type { MessagePort } from 'node:worker_threads'
 import type { EngineImage } from '../engine-image.js'
+import type { QuickJSEngineName } from '../options.js'
 
 /** What a QuickJS worker is started with: its engine settings (all structured-clonable) and the shared lines. */
 export interface WorkerData {
   settings: {
+    engine: QuickJSEngineName
     /** A module specifier or URL the worker imports; undefined for the default build. */
     variant: string | undefined
     /** Compiled once by the host for all workers. */

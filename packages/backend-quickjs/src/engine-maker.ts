@@ -1,0 +1,14 @@
+import type { FreshEngine } from './fresh-engine.js'
+
+/**
+ * Makes the fresh engines of one QuickJS engine family (quickjs-emscripten's builds, or
+ * quickjs-wasi): loads it once, and then makes an engine per run or session for a memory cap.
+ */
+export interface EngineMaker {
+  /** Loads and checks the engine on first use; a failure is not cached (the next run tries again). */
+  load(): Promise<void>
+  /** The cap engines for runs allowed `memoryMb` are made for (the pool keeps engines per cap). */
+  capFor(memoryMb: number): number
+  /** A fresh engine for `cap`, its guest runtime evaluated (not yet made). Call after `load`. */
+  create(cap: number): Promise<FreshEngine>
+}

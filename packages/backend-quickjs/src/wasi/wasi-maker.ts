@@ -1,0 +1,101 @@
+import { SandboxError } from '@cordon/core'
+import { describeError } from '../engine-failure.js'
+import type { EngineMaker } from '../engine-maker.js'
+import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../fresh-engine.js'
+import { load, type ResolvedQuickJSOptions } from '../options.js'
+import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../wasm-source.js'
+import { WasiContext, WasiRuntime, type WasiModule } from './wasi-context.js'
+
+const MIB = 1024 * 1024
+
+/**
+ * quickjs-wasi: each engine is a VM of its own (WASM instance, runtime, context). Its memory is
+ * bounded by QuickJS's own allocation limit, which quickjs-wasi counts exactly and makes
+ * uncatchable (a failed allocation ends the run as `InternalError: out of memory`), set to what
+ * QuickJS and the guest runtime hold in a fresh engine plus the run's `memoryMb`.
+ */
+export function wasiMaker(settings: ResolvedQuickJSOptions): EngineMaker {
+  let loading: Promise<Loaded> | undefined
+  let loaded: Loaded | undefined
+  return {
+    async load() {
+      loading ??= loadWasi(settings).catch((error: unknown) => {
+        loading = undefined
+        throw error
+      })
+      loaded = await loading
+    },
+    capFor: (memoryMb) => memoryMb,
+    async create(memoryMb) {
+      if (loaded === undefined) throw new Error('the QuickJS engine is used before it was loaded')
+      return createWasiEngine(loaded, loaded.baseBytes + memoryMb * MIB, settings.maxStackSizeBytes)
+    },
+  }
+}
+
+interface Loaded {
+  readonly wasi: WasiModule
+  readonly module: WebAssembly.Module
+  /** What QuickJS and the guest runtime hold in a fresh engine, not counted as the guest's. */
+  readonly baseBytes: number
+}
+
+async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
+  let wasi: WasiModule
+  try {
+    wasi = await import('quickjs-wasi')
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', `quickjs-wasi could not be loaded: ${describeError(error)}`, {
+      cause: error,
+      fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs).',
+    })
+  }
+  let module: WebAssembly.Module
+  try {
+    const given = settings.wasmModule
+    module = await compileWasm(given === undefined ? await wasmUrlOf(WASI_WASM_SPECIFIER) : await load(given))
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
+      cause: error,
+      fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs), or pass its quickjs.wasm as { wasmModule }.',
+    })
+  }
+  try {
+    // A throwaway engine: the build runs, and what a fresh one holds.
+    const probe = await createWasiEngine({ wasi, module }, 0, settings.maxStackSizeBytes)
+    const baseBytes = probe.heapBytes()
+    const result = probe.context.evalCode('6 * 7', 'probe.js', { type: 'global' })
+    const value = result.error ? undefined : result.value.consume((handle) => probe.context.getNumber(handle))
+    probe.runtime.dispose()
+    if (value !== 42) throw new Error(`6 * 7 evaluated to ${String(value)}`)
+    return { wasi, module, baseBytes }
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, { cause: error })
+  }
+}
+
+/** `limitBytes` 0: no limit (the probe). */
+async function createWasiEngine(
+  { wasi, module }: Pick<Loaded, 'wasi' | 'module'>,
+  limitBytes: number,
+  maxStackSizeBytes: number,
+): Promise<FreshEngine> {
+  const interrupts: { handler: (() => boolean) | undefined } = { handler: undefined }
+  const vm = await wasi.QuickJS.create({
+    wasm: module,
+    maxStackSize: maxStackSizeBytes,
+    memoryLimit: limitBytes > 0 ? limitBytes : undefined,
+    interruptHandler: () => interrupts.handler?.() ?? false,
+  })
+  const context = new WasiContext(wasi, vm)
+  const runtime = new WasiRuntime(context, interrupts)
+  evaluateGuestRuntime(context, runtime)
+  return {
+    // A failed allocation throws an error the guest cannot catch, so it always reaches the run.
+    guard: { exceeded: false },
+    runtime,
+    context,
+    runtimeFactory: takeRuntimeFactory(context, runtime),
+    heapBytes: () => vm.getAllocatedSize(),
+  }
+}
