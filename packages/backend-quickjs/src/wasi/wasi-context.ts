@@ -35,13 +35,14 @@ const raw = (handle: EngineHandle): JSValueHandle => (handle as WasiHandle).raw
 
 /**
  * The VM's WASM exports and its own way to read a pending exception: declared private by
- * quickjs-wasi 3.7.0 (pinned), needed to run promise jobs in bounded batches.
+ * quickjs-wasi 3.7.0 (pinned), needed to run promise jobs in bounded batches and to give each
+ * restored VM its own Math.random state (wasi-image.ts).
  */
 interface VmInternals {
-  readonly exports: { qjs_is_job_pending(): number; qjs_execute_pending_job(): number }
+  readonly exports: { readonly memory: WebAssembly.Memory; qjs_is_job_pending(): number; qjs_execute_pending_job(): number }
   throwPendingException(): never
 }
-const internals = (vm: QuickJS): VmInternals => vm as unknown as VmInternals
+export const internals = (vm: QuickJS): VmInternals => vm as unknown as VmInternals
 
 /** quickjs-wasi's module, imported on first use (hosts that never pick this engine never load it). */
 export type WasiModule = typeof import('quickjs-wasi')

@@ -5,6 +5,7 @@ import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../f
 import { load, type ResolvedQuickJSOptions } from '../options.js'
 import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../wasm-source.js'
 import { WasiContext, WasiRuntime, type WasiModule } from './wasi-context.js'
+import { restoreWasiVm, takeWasiImage, type WasiImage } from './wasi-image.js'
 
 const MIB = 1024 * 1024
 
@@ -28,7 +29,7 @@ export function wasiMaker(settings: ResolvedQuickJSOptions): EngineMaker {
     capFor: (memoryMb) => memoryMb,
     async create(memoryMb) {
       if (loaded === undefined) throw new Error('the QuickJS engine is used before it was loaded')
-      return createWasiEngine(loaded, loaded.baseBytes + memoryMb * MIB, settings.maxStackSizeBytes)
+      return createWasiEngine(loaded, loaded.baseBytes + memoryMb * MIB, settings.maxStackSizeBytes, loaded.image.ready)
     },
   }
 }
@@ -38,6 +39,11 @@ interface Loaded {
   readonly module: WebAssembly.Module
   /** What QuickJS and the guest runtime hold in a fresh engine, not counted as the guest's. */
   readonly baseBytes: number
+  /**
+   * Where fresh engines are restored from (`engineImage`): taken in the background after the
+   * probe; `ready` once it is taken and passed its checks (engines evaluate the sources until then).
+   */
+  readonly image: { ready: WasiImage | undefined }
 }
 
 async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
@@ -62,34 +68,44 @@ async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
   }
   try {
     // A throwaway engine: the build runs, and what a fresh one holds.
-    const probe = await createWasiEngine({ wasi, module }, 0, settings.maxStackSizeBytes)
+    const probe = await createWasiEngine({ wasi, module }, 0, settings.maxStackSizeBytes, undefined)
     const baseBytes = probe.heapBytes()
     const result = probe.context.evalCode('6 * 7', 'probe.js', { type: 'global' })
     const value = result.error ? undefined : result.value.consume((handle) => probe.context.getNumber(handle))
     probe.runtime.dispose()
     if (value !== 42) throw new Error(`6 * 7 evaluated to ${String(value)}`)
-    return { wasi, module, baseBytes }
+    const image: Loaded['image'] = { ready: undefined }
+    if (settings.engineImage) {
+      // A failed check leaves no image: engines keep evaluating the sources, as they always can.
+      void takeWasiImage({ wasi, module }, settings.maxStackSizeBytes).then(
+        (taken) => (image.ready = taken),
+        () => undefined,
+      )
+    }
+    return { wasi, module, baseBytes, image }
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, { cause: error })
   }
 }
 
-/** `limitBytes` 0: no limit (the probe). */
+/** `limitBytes` 0: no limit (the probe). From the image if there is one, else evaluating the sources. */
 async function createWasiEngine(
-  { wasi, module }: Pick<Loaded, 'wasi' | 'module'>,
+  build: Pick<Loaded, 'wasi' | 'module'>,
   limitBytes: number,
   maxStackSizeBytes: number,
+  image: WasiImage | undefined,
 ): Promise<FreshEngine> {
   const interrupts: { handler: (() => boolean) | undefined } = { handler: undefined }
-  const vm = await wasi.QuickJS.create({
-    wasm: module,
+  const limits = {
     maxStackSize: maxStackSizeBytes,
     memoryLimit: limitBytes > 0 ? limitBytes : undefined,
     interruptHandler: () => interrupts.handler?.() ?? false,
-  })
-  const context = new WasiContext(wasi, vm)
+  }
+  const vm =
+    image === undefined ? await build.wasi.QuickJS.create({ wasm: build.module, ...limits }) : await restoreWasiVm(build, image, limits)
+  const context = new WasiContext(build.wasi, vm)
   const runtime = new WasiRuntime(context, interrupts)
-  evaluateGuestRuntime(context, runtime)
+  if (image === undefined) evaluateGuestRuntime(context, runtime)
   return {
     // A failed allocation throws an error the guest cannot catch, so it always reaches the run.
     guard: { exceeded: false },

@@ -1,0 +1,75 @@
+import { createSandbox, type Sandbox } from '@cordon/core'
+import { afterAll, describe, expect, test } from 'vitest'
+import { createQuickJSBackend } from '../src/index.js'
+
+// engine: 'quickjs-wasi' beyond the conformance suite: its engines restored from a snapshot
+// (wasi/wasi-image.ts) and its own limits.
+
+const sandboxes: Sandbox[] = []
+function wasiSandbox(options: Parameters<typeof createQuickJSBackend>[0] = {}): Sandbox {
+  const sandbox = createSandbox(createQuickJSBackend({ engine: 'quickjs-wasi', ...options }))
+  sandboxes.push(sandbox)
+  return sandbox
+}
+afterAll(() => Promise.all(sandboxes.map((sandbox) => sandbox.dispose())))
+
+/** The snapshot is taken in the background after the first run's engine; give it time to be ready. */
+async function warmed(sandbox: Sandbox): Promise<Sandbox> {
+  expect(await sandbox.run('1 + 1')).toMatchObject({ ok: true, value: 2 })
+  await new Promise((resolve) => setTimeout(resolve, 500))
+  return sandbox
+}
+
+describe.each(['inline', 'worker'] as const)('quickjs-wasi, thread %s', (thread) => {
+  test('engines restored from the snapshot stop a spinning guest at its deadline, run after run', async () => {
+    // Writing Math.random's state into a restored engine once overwrote QuickJS's countdown to its
+    // next interrupt check: some runs then spun for tens of seconds past their deadline.
+    const sandbox = await warmed(wasiSandbox({ thread }))
+    for (let i = 0; i < 12; i++) {
+      const started = performance.now()
+      const result = await sandbox.run('let i = 0\nfor (;;) i++', { timeoutMs: 100 })
+      expect(result).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+      expect(performance.now() - started).toBeLessThan(100 + 2_000)
+    }
+  })
+
+  test('every engine draws its own Math.random', async () => {
+    const sandbox = await warmed(wasiSandbox({ thread }))
+    const draws = new Set<unknown>()
+    for (let i = 0; i < 10; i++) draws.add(((await sandbox.run('Math.random()')) as { value?: unknown }).value)
+    expect(draws.size).toBe(10)
+  })
+})
+
+test('engines restored from the snapshot answer as engines that evaluated the sources', async () => {
+  const program = `const map = new Map([[1, 'a']])
+class Point { #x = 1; get x() { return this.#x } }
+const tagged = ((s) => s.raw[0])\`\\n\`
+return [typeof structuredClone, [...map], new Point().x, tagged, JSON.stringify({ a: [1, { b: 2 }] }), Object.keys(globalThis).length]`
+  const restored = await warmed(wasiSandbox({ thread: 'inline' }))
+  const evaluated = wasiSandbox({ thread: 'inline', engineImage: false })
+  const fromSnapshot = await restored.run(program)
+  expect(fromSnapshot.ok).toBe(true)
+  expect(await evaluated.run(program)).toMatchObject({ ok: true, value: (fromSnapshot as { value: unknown }).value })
+})
+
+test('a larger maxStackSizeBytes (up to 512 KiB) allows deeper recursion, still catchable', async () => {
+  const depth = `let d = 0
+const f = () => { d++; f() }
+try { f() } catch (e) { return [e.name, d] }`
+  const small = await wasiSandbox({ thread: 'inline' }).run(depth)
+  const large = await wasiSandbox({ thread: 'inline', maxStackSizeBytes: 512 * 1024 }).run(depth)
+  expect(small).toMatchObject({ ok: true, value: ['RangeError', expect.any(Number)] })
+  expect(large).toMatchObject({ ok: true, value: ['RangeError', expect.any(Number)] })
+  const [smallDepth, largeDepth] = [small, large].map((result) => (result as { value: [string, number] }).value[1])
+  expect(largeDepth).toBeGreaterThan(smallDepth! * 1.5)
+})
+
+test('a guest that catches running out of memory still ends MEMORY_LIMIT', async () => {
+  const result = await wasiSandbox({ thread: 'inline' }).run(
+    `const kept = []
+try { for (;;) kept.push('x'.repeat(1 << 20) + kept.length) } catch (e) { return 'caught ' + e }`,
+    { memoryMb: 16 },
+  )
+  expect(result).toMatchObject({ ok: false, error: { code: 'MEMORY_LIMIT' } })
+})
