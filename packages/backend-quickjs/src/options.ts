@@ -23,9 +23,9 @@ export type WasmModuleInput = WebAssembly.Module | ArrayBuffer | ArrayBufferView
 export type QuickJSThread = 'worker' | 'inline'
 
 /**
- * Which QuickJS runs the guest: `'quickjs-emscripten'` (the default; bellard's QuickJS 2025-09-13,
- * or another of quickjs-emscripten's builds through `variant`) or `'quickjs-wasi'` (quickjs-ng
- * 0.18.0 compiled to WASI, quickjs-wasi 3.7.0). The README's "Which QuickJS engine" compares them.
+ * Which QuickJS runs the guest: `'quickjs-wasi'` (the default; quickjs-ng 0.18.0 compiled to WASI,
+ * quickjs-wasi 3.7.0) or `'quickjs-emscripten'` (bellard's QuickJS 2025-09-13, or another of
+ * quickjs-emscripten 0.32.0's builds through `variant`). The README's "Which QuickJS engine" compares them.
  */
 export type QuickJSEngineName = 'quickjs-emscripten' | 'quickjs-wasi'
 
@@ -47,7 +47,10 @@ export interface QuickJSBackendOptions {
    * from 2 to 16. One worker is kept when idle; extra idle ones end after a few seconds.
    */
   workers?: number
-  /** Which QuickJS engine runs the guest (see QuickJSEngineName). Default `'quickjs-emscripten'`. */
+  /**
+   * Which QuickJS engine runs the guest (see QuickJSEngineName). Default `'quickjs-wasi'`, or
+   * `'quickjs-emscripten'` when `variant` is given.
+   */
   engine?: QuickJSEngineName
   /**
    * The QuickJS build to run (with `engine: 'quickjs-emscripten'`): a quickjs-emscripten **sync** variant (asyncify variants allow one
@@ -68,17 +71,21 @@ export interface QuickJSBackendOptions {
   wasmModule?: Loadable<WasmModuleInput>
   /**
    * Fresh engines (WASM instance, runtime, context and guest runtime, never used) kept ready so a
-   * run does not wait for them. Each holds about 16 MiB of address space. Default 1; 0 disables.
+   * run does not wait for them. Each holds about 2 MiB of linear memory on quickjs-wasi, 16 MiB of
+   * address space on quickjs-emscripten. Default 1; 0 disables.
    */
   poolSize?: number
   /**
-   * QuickJS's stack limit in bytes. Deep guest recursion then fails with a catchable
-   * `InternalError: stack overflow` well before the host's own stack runs out. Default 256 KiB.
+   * QuickJS's stack limit in bytes. Deep guest recursion then fails with a catchable error
+   * (`RangeError: Maximum call stack size exceeded`; `InternalError: stack overflow` on QuickJS
+   * 2025-09-13) well before the host's own stack runs out. Default 384 KiB on quickjs-wasi (at
+   * most 512 KiB there), 256 KiB on quickjs-emscripten.
    */
   maxStackSizeBytes?: number
   /**
-   * Start each fresh engine from a memory image of one that evaluated the guest runtime, instead
-   * of evaluating it again (~0.3 ms instead of ~10 ms; Math.random is seeded anew for each). The
+   * Start each fresh engine from a snapshot (quickjs-wasi) or memory image (quickjs-emscripten) of
+   * one that evaluated the guest runtime, instead of evaluating it again (~1 ms instead of ~6 ms;
+   * Math.random is seeded anew for each). The
    * image is taken in the background after the first engine and checked before use; where it
    * cannot be checked, engines evaluate as with `false`. Default true.
    */
@@ -105,7 +112,14 @@ export interface ResolvedQuickJSOptions {
 }
 
 export const DEFAULT_POOL_SIZE = 1
-export const DEFAULT_MAX_STACK_SIZE_BYTES = 256 * 1024
+/**
+ * QuickJS's stack limit by engine: room for the value model's 1,000 levels of nesting through the
+ * guest codec, ~1,630 plain calls on quickjs-ng 0.18.0 (384 KiB) and ~1,490 on QuickJS 2025-09-13.
+ */
+export const DEFAULT_MAX_STACK_SIZE_BYTES: Readonly<Record<QuickJSEngineName, number>> = {
+  'quickjs-wasi': 384 * 1024,
+  'quickjs-emscripten': 256 * 1024,
+}
 /** quickjs-wasi 3.7.0 refuses a larger QuickJS stack limit (its MAX_STACK_SIZE). */
 export const WASI_MAX_STACK_SIZE_BYTES = 512 * 1024
 
@@ -128,7 +142,8 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
       { fix: "Pass the variant's package name, e.g. { variant: '@jitl/quickjs-wasmfile-debug-sync' }, or { thread: 'inline' }." },
     )
   }
-  const engine = options.engine ?? 'quickjs-emscripten'
+  // A variant names one of quickjs-emscripten's builds, so it picks that engine.
+  const engine = options.engine ?? (options.variant !== undefined ? 'quickjs-emscripten' : 'quickjs-wasi')
   if (!ENGINE_NAMES.includes(engine)) {
     throw new SandboxError(
       'INVALID_OPTIONS',
@@ -147,7 +162,7 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
   const maxStackSizeBytes = integer(
     'maxStackSizeBytes',
     options.maxStackSizeBytes,
-    DEFAULT_MAX_STACK_SIZE_BYTES,
+    DEFAULT_MAX_STACK_SIZE_BYTES[engine],
     16 * 1024,
     8 * 1024 * 1024,
   )

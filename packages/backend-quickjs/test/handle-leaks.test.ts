@@ -51,7 +51,7 @@ test('the check can fail: a leak inside QuickJS itself is reported', async () =>
   // QuickJS 2025-09-13 keeps the objects of very long promise chains alive at JS_FreeRuntime
   // (the release build asserts too, and runs this much faster than the debug build).
   const errors: unknown[] = []
-  const release = createQuickJSBackend({ onDisposeError: (error) => errors.push(error) })
+  const release = createQuickJSBackend({ engine: 'quickjs-emscripten', onDisposeError: (error) => errors.push(error) })
   const body =
     'let n = 0\nconst f = () => n++ < 40000 && Promise.resolve().then(f)\nf()\nawait new Promise((r) => setTimeout(r, 0))\nreturn n'
   const run = await executeDirect(release, body)

@@ -57,7 +57,7 @@ test('a larger maxStackSizeBytes (up to 512 KiB) allows deeper recursion, still 
   const depth = `let d = 0
 const f = () => { d++; f() }
 try { f() } catch (e) { return [e.name, d] }`
-  const small = await wasiSandbox({ thread: 'inline' }).run(depth)
+  const small = await wasiSandbox({ thread: 'inline', maxStackSizeBytes: 256 * 1024 }).run(depth)
   const large = await wasiSandbox({ thread: 'inline', maxStackSizeBytes: 512 * 1024 }).run(depth)
   expect(small).toMatchObject({ ok: true, value: ['RangeError', expect.any(Number)] })
   expect(large).toMatchObject({ ok: true, value: ['RangeError', expect.any(Number)] })

@@ -4,7 +4,7 @@ import type { EngineMaker } from '../engine-maker.js'
 import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../fresh-engine.js'
 import { load, type ResolvedQuickJSOptions } from '../options.js'
 import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../wasm-source.js'
-import { WasiContext, WasiRuntime, type WasiModule } from './wasi-context.js'
+import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
 import { restoreWasiVm, takeWasiImage, type WasiImage } from './wasi-image.js'
 
 const MIB = 1024 * 1024
@@ -39,6 +39,8 @@ interface Loaded {
   readonly module: WebAssembly.Module
   /** What QuickJS and the guest runtime hold in a fresh engine, not counted as the guest's. */
   readonly baseBytes: number
+  /** Linear memory below the malloc heap (static data, the C stack). */
+  readonly staticBytes: number
   /**
    * Where fresh engines are restored from (`engineImage`): taken in the background after the
    * probe; `ready` once it is taken and passed its checks (engines evaluate the sources until then).
@@ -67,9 +69,13 @@ async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
     })
   }
   try {
+    // A bare VM: the linear memory below its malloc heap (static data, the C stack).
+    const bare = await wasi.QuickJS.create({ wasm: module })
+    const staticBytes = internals(bare).exports.memory.buffer.byteLength - bare.getAllocatedSize()
+    bare.dispose()
     // A throwaway engine: the build runs, and what a fresh one holds.
-    const probe = await createWasiEngine({ wasi, module }, 0, settings.maxStackSizeBytes, undefined)
-    const baseBytes = probe.heapBytes()
+    const probe = await createWasiEngine({ wasi, module, staticBytes }, 0, settings.maxStackSizeBytes, undefined)
+    const baseBytes = (probe.context as WasiContext).vm.getAllocatedSize()
     const result = probe.context.evalCode('6 * 7', 'probe.js', { type: 'global' })
     const value = result.error ? undefined : result.value.consume((handle) => probe.context.getNumber(handle))
     probe.runtime.dispose()
@@ -82,7 +88,7 @@ async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
         () => undefined,
       )
     }
-    return { wasi, module, baseBytes, image }
+    return { wasi, module, baseBytes, staticBytes, image }
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, { cause: error })
   }
@@ -90,7 +96,7 @@ async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
 
 /** `limitBytes` 0: no limit (the probe). From the image if there is one, else evaluating the sources. */
 async function createWasiEngine(
-  build: Pick<Loaded, 'wasi' | 'module'>,
+  build: Pick<Loaded, 'wasi' | 'module' | 'staticBytes'>,
   limitBytes: number,
   maxStackSizeBytes: number,
   image: WasiImage | undefined,
@@ -112,6 +118,7 @@ async function createWasiEngine(
     runtime,
     context,
     runtimeFactory: takeRuntimeFactory(context, runtime),
-    heapBytes: () => vm.getAllocatedSize(),
+    // As on quickjs-emscripten: the linear memory's high-water mark above the static area.
+    heapBytes: () => Math.max(0, internals(vm).exports.memory.buffer.byteLength - build.staticBytes),
   }
 }

@@ -19,6 +19,21 @@ export async function runEverywhere(
   return Object.fromEntries(BACKEND_NAMES.map((name, i) => [name, comparable(results[i]!, engineMessage)])) as Outcomes
 }
 
+/**
+ * The outcomes with no error line: for programs whose point is what they mean, not where an error
+ * is placed (the line of an error made by a call or `new` spanning lines is the engine's; see the
+ * package README's known differences).
+ */
+export function withoutLines(outcomes: Outcomes): Outcomes {
+  return Object.fromEntries(
+    Object.entries(outcomes).map(([name, outcome]) => {
+      if (outcome.error === undefined) return [name, outcome]
+      const { line: _line, ...error } = outcome.error
+      return [name, { ...outcome, error }]
+    }),
+  ) as Outcomes
+}
+
 /** The first backend's outcome when all agree; otherwise throws with every backend's outcome. */
 export function agreed(outcomes: Outcomes, what: string): Comparable {
   const [first, ...rest] = BACKEND_NAMES
