@@ -73,3 +73,20 @@ try { for (;;) kept.push('x'.repeat(1 << 20) + kept.length) } catch (e) { return
   )
   expect(result).toMatchObject({ ok: false, error: { code: 'MEMORY_LIMIT' } })
 })
+
+test("a session's tool results do not stay in its engine: its heap stays flat over many calls", async () => {
+  // quickjs-wasi keeps its own reference to what a host function returns; the host's handle was
+  // once never freed, and every sync result and async call's promise lived as long as the session.
+  const result = 'x'.repeat(10_000)
+  const tools = { 't.get': { execute: () => result }, 't.read': { execute: () => result, sync: true } }
+  const session = await wasiSandbox({ thread: 'inline' }).createSession({ tools })
+  const heap: number[] = []
+  for (let round = 0; round < 20; round++) {
+    const run = await session.run('for (let i = 0; i < 45; i++) { await t.get({}); t.read({}) }\nreturn 1')
+    expect(run).toMatchObject({ ok: true, value: 1 })
+    heap.push(run.stats.heapBytes ?? 0)
+  }
+  await session.dispose()
+  // 20 rounds of 90 results of 10 KB: a leak would add ~18 MB.
+  expect(heap.at(-1)! - heap[0]!).toBeLessThan(4 * 1024 * 1024)
+})

@@ -129,7 +129,14 @@ export class WasiContext implements EngineContext {
         } catch (thrown) {
           throw guestError(thrown)
         }
-        return result === undefined ? vm.undefined : raw(result)
+        if (result === undefined) return vm.undefined
+        // quickjs-wasi gives the engine its own reference to what a host function returns; the
+        // host's handle is freed once this engine call is over (as quickjs-emscripten frees a
+        // returned handle), or every returned string and promise would live as long as the VM.
+        queueMicrotask(() => {
+          if (!this.disposed) result.dispose()
+        })
+        return raw(result)
       }),
     )
   }
