@@ -1,6 +1,6 @@
 // Sessions on the QuickJS backend: memory an idle session holds, and run latency inside a warm
 // session next to one-off sandbox.run. Uses the package's build: `pnpm build`, then
-// `node --expose-gc bench/session.mjs [--sessions 50] [--runs 200]`.
+// `node --expose-gc bench/session.mjs [--sessions 50] [--runs 200] [--engine quickjs-emscripten] [--inline]`.
 import { createSandbox } from '@cordon/core'
 import { createQuickJSBackend } from '../dist/index.js'
 
@@ -36,7 +36,13 @@ function summary(samples) {
   return { median: at(0.5), p95: at(0.95) }
 }
 
-const sandbox = createSandbox(createQuickJSBackend())
+const engineAt = args.indexOf('--engine')
+const sandbox = createSandbox(
+  createQuickJSBackend({
+    engine: engineAt >= 0 ? args[engineAt + 1] : undefined,
+    thread: args.includes('--inline') ? 'inline' : 'worker',
+  }),
+)
 
 // (a) Memory per idle session: N sessions, each after one small run, all kept open.
 {

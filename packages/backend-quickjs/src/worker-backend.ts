@@ -3,7 +3,7 @@ import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequ
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
-import type { ResolvedQuickJSOptions, WasmModuleInput } from './options.js'
+import { load, type ResolvedQuickJSOptions } from './options.js'
 import { WASI_WASM_SPECIFIER, compileWasm, defaultWasmUrl, wasmUrlOf } from './wasm-source.js'
 import type { WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
@@ -136,11 +136,7 @@ async function cores(): Promise<number> {
  */
 async function hostCompiledModule(settings: ResolvedQuickJSOptions): Promise<WebAssembly.Module | undefined> {
   try {
-    if (settings.wasmModule !== undefined) {
-      const given = settings.wasmModule
-      const input: WasmModuleInput = typeof given === 'function' ? await (given as () => Promise<WasmModuleInput>)() : await given
-      return await compileWasm(input)
-    }
+    if (settings.wasmModule !== undefined) return await compileWasm(await load(settings.wasmModule))
     if (settings.engine === 'quickjs-wasi') return await compileWasm(await wasmUrlOf(WASI_WASM_SPECIFIER))
     return settings.variant === undefined ? await compileWasm(await defaultWasmUrl()) : undefined
   } catch (error) {

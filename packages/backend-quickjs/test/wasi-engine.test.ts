@@ -1,6 +1,9 @@
 import { createSandbox, type Sandbox } from '@cordon/core'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
+import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../src/options.js'
+import { takeWasiImage } from '../src/wasi/wasi-image.js'
+import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../src/wasm-source.js'
 
 // engine: 'quickjs-wasi' beyond the conformance suite: its engines restored from a snapshot
 // (wasi/wasi-image.ts) and its own limits.
@@ -19,6 +22,17 @@ async function warmed(sandbox: Sandbox): Promise<Sandbox> {
   await new Promise((resolve) => setTimeout(resolve, 500))
   return sandbox
 }
+
+test('the snapshot is taken and passes its checks, so the tests below run on restored engines', async () => {
+  // Without an image every engine would evaluate the sources, and the tests of restored engines
+  // would pass without testing them.
+  const wasi = await import('quickjs-wasi')
+  const module = await compileWasm(await wasmUrlOf(WASI_WASM_SPECIFIER))
+  const image = await takeWasiImage({ wasi, module }, DEFAULT_MAX_STACK_SIZE_BYTES['quickjs-wasi'])
+  expect(image).toBeDefined()
+  // Math.random's state lies inside the context, which is where QuickJS keeps it.
+  expect(image!.seedAddress).toBeGreaterThanOrEqual(image!.snapshot.contextPtr)
+})
 
 describe.each(['inline', 'worker'] as const)('quickjs-wasi, thread %s', (thread) => {
   test('engines restored from the snapshot stop a spinning guest at its deadline, run after run', async () => {
