@@ -47,6 +47,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
     const startedAt = Date.now()
     const startedPerf = performance.now()
     if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    prepareBackend(backend)
     if (typeof code !== 'string') throw new SandboxError('INVALID_OPTIONS', `code must be a string, got ${typeof code}`)
     const runLimits: Partial<Limits> = checkOptions(options, 'run options', true)
     const merged = mergeRunOptions(defaults, options)
@@ -87,6 +88,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
     const startedAt = Date.now()
     const startedPerf = performance.now()
     if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    prepareBackend(backend)
     if (durable === undefined) {
       throw new SandboxError('INVALID_OPTIONS', 'resume needs durable keys: createSandbox(backend, { durable: { keys: [secret] } })')
     }
@@ -132,6 +134,7 @@ export function createSandbox(backend: SandboxBackend, sandboxDefaults: SandboxD
 
   async function createSession(options: SessionOptions = {}): Promise<Session> {
     if (disposed) throw new SandboxError('DISPOSED', 'this sandbox was disposed; create a new one')
+    prepareBackend(backend)
     if (typeof options !== 'object' || options === null || Array.isArray(options)) {
       throw new SandboxError('INVALID_OPTIONS', 'session options must be an object')
     }
@@ -196,5 +199,17 @@ function checkBackend(backend: SandboxBackend): void {
   }
   if (typeof backend.execute !== 'function' || typeof backend.dispose !== 'function') {
     throw new SandboxError('INVALID_OPTIONS', `backend ${String(backend.name)} is missing execute() or dispose()`)
+  }
+  if (backend.prepare !== undefined && typeof backend.prepare !== 'function') {
+    throw new SandboxError('INVALID_OPTIONS', `backend ${String(backend.name)} has a prepare that is not a function`)
+  }
+}
+
+/** Lets the backend load while core checks and normalizes the program; what fails shows in the run. */
+function prepareBackend(backend: SandboxBackend): void {
+  try {
+    backend.prepare?.()
+  } catch {
+    // The contract says it never throws; a backend that does fails its run instead, with a reason.
   }
 }

@@ -25,6 +25,26 @@ export const lifecycleChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'lifecycle',
+    name: 'backend.prepare(), where a backend has it, may be called at any time, also after dispose(), and never throws',
+    async run({ newSandbox }) {
+      const sandbox = await newSandbox()
+      const { backend } = sandbox
+      if (backend.prepare === undefined) return
+      if (typeof backend.prepare !== 'function') throw new Error('prepare is not a function')
+      backend.prepare()
+      backend.prepare()
+      expectOk((await timedRun(sandbox, '1 + 2')).result)
+      backend.prepare()
+      expectOk((await timedRun(sandbox, '2 + 3')).result)
+      await sandbox.dispose()
+      // Starts nothing now: a worker or child started here would outlive the backend.
+      backend.prepare()
+      await sleep(50)
+      await expectHostError(() => sandbox.run('1'), 'DISPOSED', 'run() after dispose()')
+    },
+  },
+  {
+    group: 'lifecycle',
     name: 'run() after dispose() throws DISPOSED',
     async run({ newSandbox }) {
       const sandbox = await newSandbox()

@@ -87,6 +87,11 @@ export class ChannelClient {
     return this.runs.size
   }
 
+  /** The far side has said hello: it has started and serves. */
+  get started(): boolean {
+    return this.greeted
+  }
+
   /** Runs in flight and requests awaiting an answer: while non-zero, the far side has work. */
   get busy(): boolean {
     return this.runs.size + this.opens.size + this.usages.size + this.closes.size > 0

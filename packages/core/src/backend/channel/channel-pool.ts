@@ -54,6 +54,16 @@ export interface ChannelPoolOptions {
   partitioned?: boolean
 }
 
+/**
+ * Runs arriving back to back: this many run starts within BURST_WINDOW_MS make the pool start
+ * far sides up to BURST_SIDES (within maxSides), so that each far side prepares its next engine
+ * while another runs, instead of every run waiting for the one far side's rebuild. The extra ones
+ * end once idle for idleMs, like any far side above minSides.
+ */
+const BURST_RUNS = 4
+const BURST_WINDOW_MS = 250
+const BURST_SIDES = 2
+
 interface FarSide {
   client: ChannelClient
   link: FarSideLink
@@ -69,6 +79,16 @@ interface FarSide {
   retired: boolean
   /** Whose runs it serves, when the pool is partitioned; undefined until its first run or session. */
   partition: string | undefined
+  /** When its last run ended (performance.now()): of idle far sides, the one idle longest goes first. */
+  freedAt: number
+}
+
+/**
+ * Of equally loaded far sides, which goes first (lower first): a started one before one still
+ * starting, and of those the one idle longest, which has had the most time to prepare its engine.
+ */
+function readiness(side: FarSide): number {
+  return side.client.started ? side.freedAt : Number.POSITIVE_INFINITY
 }
 
 /**
@@ -81,10 +101,13 @@ export class ChannelPool {
   private readonly sides = new Set<FarSide>()
   private readonly waiters = new Set<Waiter>()
   private closed = false
+  /** When the last BURST_RUNS runs started, oldest first. */
+  private readonly recentStarts: number[] = []
 
   constructor(private readonly options: ChannelPoolOptions) {}
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+    this.noteStart()
     const memoryMb = request.limits.memoryMb
     const partition = this.partitionOf(request.partition)
     let side: FarSide | undefined
@@ -121,6 +144,26 @@ export class ChannelPool {
     return new PoolSession(session, () => this.give(side, memoryMb, 0))
   }
 
+  /** Starts a far side if there is none, so that the first run does not wait for one to start. */
+  warm(): void {
+    this.warmUpTo(1)
+  }
+
+  private warmUpTo(count: number): void {
+    if (this.closed || this.sides.size >= Math.min(count, this.options.maxSides)) return
+    const side = this.startSide(undefined)
+    // Idle from the start: it does not hold the host, and above minSides it ends after idleMs.
+    this.loadChanged(side)
+  }
+
+  /** Counts a run's start; runs back to back get a second far side (see BURST_RUNS). */
+  private noteStart(): void {
+    const now = performance.now()
+    this.recentStarts.push(now)
+    if (this.recentStarts.length > BURST_RUNS) this.recentStarts.shift()
+    if (this.recentStarts.length === BURST_RUNS && now - this.recentStarts[0]! <= BURST_WINDOW_MS) this.warmUpTo(BURST_SIDES)
+  }
+
   /** Ends every far side; their runs end with `error`. */
   dispose(error: RunError): void {
     this.closed = true
@@ -141,7 +184,7 @@ export class ChannelPool {
     let best: FarSide | undefined
     for (const side of this.sides) {
       if ((side.partition !== undefined && side.partition !== partition) || !this.fits(side, memoryMb)) continue
-      if (best === undefined || load(side) < load(best)) best = side
+      if (best === undefined || load(side) < load(best) || (load(side) === load(best) && readiness(side) < readiness(best))) best = side
     }
     if (best !== undefined && load(best) === 0) return best
     if (this.sides.size >= this.options.maxSides && best === undefined) this.endIdleOfOtherPartition(partition)
@@ -227,6 +270,7 @@ export class ChannelPool {
   private give(side: FarSide, memoryMb: number, runs: number): void {
     side.memoryMb -= memoryMb
     side.runs -= runs
+    if (side.runs === 0) side.freedAt = performance.now()
     this.wake()
     // A retired far side is ended once its last work is done.
     if (side.retired) this.loadChanged(side)
@@ -258,6 +302,7 @@ export class ChannelPool {
       runsStarted: 0,
       retired: false,
       partition,
+      freedAt: 0,
     }
     this.sides.add(side)
     return side

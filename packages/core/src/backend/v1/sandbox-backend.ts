@@ -100,6 +100,13 @@ export interface SandboxBackend {
   readonly capabilities: BackendCapabilities
   execute(request: ExecuteRequest): Promise<ExecuteOutcome>
   /**
+   * Starts getting ready for a run (loading the engine, starting a worker or a child) and
+   * returns at once; the run itself still waits for whatever it needs. Core calls it as a run,
+   * resume or session begins, before it checks and normalizes the program, so that loading
+   * overlaps core's own work. Idempotent, never throws; after `dispose` it starts nothing.
+   */
+  prepare?(): void
+  /**
    * Opens a long-lived guest context (required when `capabilities.sessions` is true). May
    * reject with a SandboxError (`BACKEND_UNAVAILABLE`, `MEMORY_LIMIT` when `memoryMb` cannot
    * even hold the engine); core turns anything else into `BACKEND_CRASHED`.
