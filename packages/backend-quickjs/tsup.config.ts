@@ -1,7 +1,8 @@
 import { packageBuild } from '../../config/tsup.base.js'
 
-// engine-worker.js is what each worker thread runs: the inline backend behind the channel protocol.
+// image-maker.js makes dist/quickjs-wasi.image (scripts/write-wasi-image.mjs); it is no export.
+// engine-worker.js, what each worker thread runs, is bundled on its own (scripts/build-worker.mjs).
 export default packageBuild({
-  entry: { index: 'src/index.ts', 'engine-worker': 'src/worker/entry.ts' },
+  entry: { index: 'src/index.ts', 'image-maker': 'src/wasi/make-image-file.ts' },
   dts: { entry: { index: 'src/index.ts' } },
 })

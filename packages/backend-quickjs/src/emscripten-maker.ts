@@ -1,6 +1,6 @@
 import type { EngineImage } from './engine-image.js'
 import { engineLoader, type Engine } from './engine-loader.js'
-import type { EngineMaker } from './engine-maker.js'
+import { NO_IMAGE, type EngineMaker } from './engine-maker.js'
 import { adoptEngineImage, createFreshEngine, engineImage } from './fresh-engine.js'
 import type { ResolvedQuickJSOptions } from './options.js'
 
@@ -26,6 +26,10 @@ export function emscriptenMaker(settings: ResolvedQuickJSOptions, { sharedImage,
     },
     capFor: (memoryMb) => loadedEngine().capPagesFor(memoryMb),
     create: (capPages) => createFreshEngine(loadedEngine(), capPages, settings.maxStackSizeBytes, settings.engineImage),
+    imageSource() {
+      if (engine === undefined) return undefined
+      return settings.engineImage ? 'an engine image taken in this process after the first engine' : NO_IMAGE
+    },
   }
 
   function loadedEngine(): Engine {

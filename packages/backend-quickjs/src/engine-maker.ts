@@ -11,4 +11,9 @@ export interface EngineMaker {
   capFor(memoryMb: number): number
   /** A fresh engine for `cap`, its guest runtime evaluated (not yet made). Call after `load`. */
   create(cap: number): Promise<FreshEngine>
+  /** Where fresh engines come from (QuickJSDiagnostics.engineImage); undefined before `load`. */
+  imageSource(): string | undefined
 }
+
+/** What QuickJSDiagnostics.engineImage says with `engineImage: false`. */
+export const NO_IMAGE = 'none (engineImage: false): every engine evaluates the guest runtime'

@@ -79,20 +79,26 @@ export function takeRuntimeFactory(context: EngineContext, runtime: EngineRuntim
 }
 
 /**
- * Evaluates the guards and the guest runtime in a fresh context; the guards first, so that the
- * runtime too captures the guarded built-ins (see buffer-guard.ts, length-guard.ts).
- */
-export function evaluateGuestRuntime(context: EngineContext, runtime: EngineRuntime): void {
-  evaluate(context, runtime, BUFFER_GUARD_SOURCE, BUFFER_GUARD_FILENAME, 'the buffer guard').dispose()
-  evaluate(context, runtime, LENGTH_GUARD_SOURCE, LENGTH_GUARD_FILENAME, 'the length guard').dispose()
-  evaluate(context, runtime, `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, RUNTIME_FILENAME, 'the guest runtime').dispose()
-}
-
-/**
  * The guest runtime's factory waits on the global object under this name from its evaluation
  * (which an engine image may have done) until it is taken, before any guest code exists.
  */
 const FACTORY_KEY = '__cordonRuntimeFactory'
+
+/**
+ * Evaluates the guards and the guest runtime in a fresh context; the guards first, so that the
+ * runtime too captures the guarded built-ins (see buffer-guard.ts, length-guard.ts).
+ */
+export function evaluateGuestRuntime(context: EngineContext, runtime: EngineRuntime): void {
+  for (const step of GUEST_RUNTIME_STEPS) evaluate(context, runtime, step.source, step.filename, step.what).dispose()
+}
+
+/** What evaluateGuestRuntime evaluates, in order: an engine image is valid for exactly these. */
+export const GUEST_RUNTIME_STEPS: readonly { source: string; filename: string; what: string }[] = [
+  { source: BUFFER_GUARD_SOURCE, filename: BUFFER_GUARD_FILENAME, what: 'the buffer guard' },
+  { source: LENGTH_GUARD_SOURCE, filename: LENGTH_GUARD_FILENAME, what: 'the length guard' },
+  { source: `globalThis.${FACTORY_KEY} = ${GUEST_RUNTIME_SOURCE}`, filename: RUNTIME_FILENAME, what: 'the guest runtime' },
+]
+
 const TAKE_FACTORY_SOURCE = `(() => { const factory = globalThis.${FACTORY_KEY}; delete globalThis.${FACTORY_KEY}; if (typeof factory !== 'function') throw new TypeError('no guest runtime'); return factory })()`
 
 export function enginePreparation(maxStackSizeBytes: number): Preparation {

@@ -1,10 +1,12 @@
 import { SandboxError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SessionRequest } from '@cordon/core/backend'
 import { INLINE_CAPABILITIES } from './capabilities.js'
+import { NOT_LOADED, type QuickJSBackend } from './diagnostics.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
 import { emscriptenMaker, type ImageSharing } from './emscripten-maker.js'
 import { EnginePool } from './pool.js'
+import type { WasiFromHost } from './worker/worker-data.js'
 import { wasiMaker } from './wasi/wasi-maker.js'
 import type { ResolvedQuickJSOptions } from './options.js'
 import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
@@ -13,6 +15,8 @@ import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } 
 export interface InlineExtras extends ImageSharing {
   /** Send console entries in batches the run engine pulls (see run-engine.ts). */
   pullLogs?: boolean
+  /** quickjs-wasi: the module and engine image the host loaded (in a worker), or their coming. */
+  wasiFromHost?: WasiFromHost | Promise<WasiFromHost>
 }
 
 /**
@@ -20,14 +24,18 @@ export interface InlineExtras extends ImageSharing {
  * `memoryMb`, one instance per run or per session. Nothing is loaded until the first run. The
  * worker mode runs this same backend inside each worker, with its InlineExtras.
  */
-export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs = false, ...images }: InlineExtras = {}): SandboxBackend {
-  const maker = settings.engine === 'quickjs-wasi' ? wasiMaker(settings) : emscriptenMaker(settings, images)
+export function createInlineBackend(
+  settings: ResolvedQuickJSOptions,
+  { pullLogs = false, wasiFromHost, ...images }: InlineExtras = {},
+): QuickJSBackend {
+  const maker = settings.engine === 'quickjs-wasi' ? wasiMaker(settings, wasiFromHost) : emscriptenMaker(settings, images)
   const pool = new EnginePool(
     settings.poolSize,
     async (cap) => makeReadyEngine(await maker.create(cap), settings.onDisposeError, pullLogs),
     releaseReadyEngine,
   )
   const sessions = new Set<SessionEngine>()
+  let disposed = false
 
   /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */
   async function open(memoryMb: number, keepEngine: boolean): Promise<SessionEngine> {
@@ -78,9 +86,14 @@ export function createInlineBackend(settings: ResolvedQuickJSOptions, { pullLogs
     specificationVersion: 'v1',
     name: 'quickjs',
     capabilities: INLINE_CAPABILITIES,
+    prepare() {
+      if (!disposed) maker.load().catch(() => undefined)
+    },
+    diagnose: () => Promise.resolve({ engine: settings.engine, engineImage: maker.imageSource() ?? NOT_LOADED }),
     execute,
     openSession: (request: SessionRequest): Promise<BackendSession> => open(request.memoryMb, true),
     async dispose() {
+      disposed = true
       pool.close()
       await Promise.all([...sessions].map((session) => session.dispose()))
     },

@@ -19,10 +19,19 @@ export const DEFAULT_WASM_SPECIFIER = `${DEFAULT_VARIANT_PACKAGE}/wasm`
 
 /** Compiles whatever the user gave (or the default variant's file) into a WebAssembly.Module. */
 export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.Module> {
-  if (input instanceof WebAssembly.Module) return input
-  if (input instanceof ArrayBuffer) return WebAssembly.compile(input)
-  if (ArrayBuffer.isView(input)) return WebAssembly.compile(copyBytes(input))
-  return WebAssembly.compile(copyBytes(await readBytes(await toUrl(input))))
+  return (await compileWasmKeepingBytes(input)).module
+}
+
+/** compileWasm, and the bytes it compiled (undefined when given a compiled module). */
+export async function compileWasmKeepingBytes(input: WasmModuleInput): Promise<{ module: WebAssembly.Module; bytes?: Uint8Array }> {
+  if (input instanceof WebAssembly.Module) return { module: input }
+  const bytes =
+    input instanceof ArrayBuffer
+      ? new Uint8Array(input)
+      : ArrayBuffer.isView(input)
+        ? copyBytes(input)
+        : copyBytes(await readBytes(await toUrl(input)))
+  return { module: await WebAssembly.compile(bytes), bytes }
 }
 
 /** Where the default variant's `.wasm` lives, found by the host's own module resolution. */
@@ -57,7 +66,8 @@ async function toUrl(input: URL | string): Promise<URL> {
   return pathToFileURL(input)
 }
 
-async function readBytes(url: URL): Promise<Uint8Array> {
+/** The bytes at `url`: a file through node:fs, anything else through fetch. */
+export async function readBytes(url: URL): Promise<Uint8Array> {
   if (url.protocol === 'file:') {
     // Node, Bun and Deno all read files through node:fs; fetch() of file: URLs is not universal.
     const { readFile } = await import('node:fs/promises')

@@ -1,11 +1,14 @@
 import { SandboxError } from '@cordon/core'
-import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core/backend'
+import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
 import { load, type ResolvedQuickJSOptions } from './options.js'
-import { WASI_WASM_SPECIFIER, compileWasm, defaultWasmUrl, wasmUrlOf } from './wasm-source.js'
-import type { WorkerData } from './worker/worker-data.js'
+import { NOT_LOADED, type QuickJSBackend } from './diagnostics.js'
+import { NO_IMAGE } from './engine-maker.js'
+import { SHIPPED, loadWasiBuildAndImage } from './wasi/wasi-maker.js'
+import { compileWasm, defaultWasmUrl } from './wasm-source.js'
+import type { WasiFromHost, WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
 
 /**
@@ -25,12 +28,15 @@ const MAX_REPORT_CHARS = 2 ** 30
  * sessions, tool calls and logs cross as messages (the channel protocol of @cordon/core/backend).
  * The host's event loop never runs guest code; stops reach a busy worker through shared memory.
  */
-export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBackend {
+export function createWorkerBackend(settings: ResolvedQuickJSOptions): QuickJSBackend {
   let pool: Promise<ChannelPool> | undefined
   let disposed = false
 
+  /** quickjs-wasi's module and image, once the pool has started loading them (for diagnose). */
+  let wasiLoaded: Promise<WasiFromHost> | undefined
+
   function ready(): Promise<ChannelPool> {
-    pool ??= startPool(settings).catch((error: unknown) => {
+    pool ??= startPool(settings, (loading) => void (wasiLoaded = loading)).catch((error: unknown) => {
       // Not cached: the next run tries again (e.g. after the missing package was installed).
       pool = undefined
       throw error
@@ -42,6 +48,29 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBa
     specificationVersion: 'v1',
     name: 'quickjs',
     capabilities: QUICKJS_CAPABILITIES,
+    async diagnose() {
+      if (settings.engine !== 'quickjs-wasi') {
+        const engineImage = !settings.engineImage
+          ? NO_IMAGE
+          : pool === undefined
+            ? NOT_LOADED
+            : 'an engine image the first worker takes, handed to the others'
+        return { engine: settings.engine, engineImage }
+      }
+      const loaded = await wasiLoaded
+      return {
+        engine: settings.engine,
+        engineImage: loaded === undefined ? NOT_LOADED : 'error' in loaded ? loaded.error : imageOfWorkers(loaded.imageNote),
+      }
+    },
+    prepare() {
+      // The module, the image and the first worker get ready while core checks the program.
+      if (!disposed)
+        void ready().then(
+          (workers) => workers.warm(),
+          () => undefined,
+        )
+    },
     async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
       if (request.signal.aborted) return notStarted(request)
       let workers: ChannelPool
@@ -79,7 +108,12 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): SandboxBa
   }
 }
 
-async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool> {
+/** What workers start from, as diagnose() says it: the shipped image, or one each worker takes. */
+function imageOfWorkers(imageNote: string): string {
+  return imageNote === SHIPPED ? SHIPPED : `an engine image each worker takes (the shipped one: ${imageNote})`
+}
+
+async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loading: Promise<WasiFromHost>) => void): Promise<ChannelPool> {
   let threads: typeof import('node:worker_threads')
   try {
     threads = await import('node:worker_threads')
@@ -89,21 +123,30 @@ async function startPool(settings: ResolvedQuickJSOptions): Promise<ChannelPool>
       fix: "Use createQuickJSBackend({ thread: 'inline' }); guest code then runs on the host's thread.",
     })
   }
-  const entry = await findWorkerEntry()
+  // quickjs-wasi's module and image load here while the first worker starts (they go to it as a
+  // message), and to every later worker in its data.
+  const wasiComing = settings.engine === 'quickjs-wasi' ? loadWasiBuildAndImage(settings) : undefined
+  if (wasiComing !== undefined) onWasiLoading(wasiComing)
+  const [entry, engine] = await Promise.all([findWorkerEntry(), hostLoadedEngine(settings)])
   const data: WorkerData['settings'] = {
     engine: settings.engine,
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,
-    wasmModule: await hostCompiledModule(settings),
+    ...engine,
+    wasiComing: wasiComing !== undefined,
     poolSize: settings.poolSize,
     maxStackSizeBytes: settings.maxStackSizeBytes,
     engineImage: settings.engineImage,
     reportDisposeErrors: settings.onDisposeError !== undefined,
   }
+  void wasiComing?.then((loaded) => {
+    data.wasiFromHost = loaded
+    data.wasiComing = false
+  })
   const { onDisposeError } = settings
   return new ChannelPool({
     label: 'QuickJS worker',
     // The first engine image a worker takes is handed to every worker started after it.
-    start: (events) => startWorker(threads, entry, data, events, (image) => (data.image ??= image)),
+    start: (events) => startWorker(threads, entry, data, events, (image) => (data.image ??= image), wasiComing),
     maxSides: settings.workers ?? defaultWorkerCount(await cores()),
     minSides: 1,
     idleMs: WORKER_IDLE_MS,
@@ -131,13 +174,18 @@ async function cores(): Promise<number> {
 }
 
 /**
- * The WebAssembly module, compiled once here and handed to every worker: the default build's,
- * quickjs-wasi's, or the user's `wasmModule`. A custom variant without `wasmModule` is left to each worker.
+ * What is loaded here once and handed to every worker: the module of quickjs-emscripten's default
+ * build or the user's `wasmModule`, compiled. A custom variant without `wasmModule` is left to each
+ * worker; quickjs-wasi's module comes with its engine image (`wasiComing`).
  */
+async function hostLoadedEngine(settings: ResolvedQuickJSOptions): Promise<Pick<WorkerData['settings'], 'wasmModule'>> {
+  return { wasmModule: settings.engine === 'quickjs-wasi' ? undefined : await hostCompiledModule(settings) }
+}
+
+/** The default build's module or the user's `wasmModule`, compiled. */
 async function hostCompiledModule(settings: ResolvedQuickJSOptions): Promise<WebAssembly.Module | undefined> {
   try {
     if (settings.wasmModule !== undefined) return await compileWasm(await load(settings.wasmModule))
-    if (settings.engine === 'quickjs-wasi') return await compileWasm(await wasmUrlOf(WASI_WASM_SPECIFIER))
     return settings.variant === undefined ? await compileWasm(await defaultWasmUrl()) : undefined
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS WebAssembly module could not be compiled: ' + describeError(error), {

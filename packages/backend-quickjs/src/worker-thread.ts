@@ -2,7 +2,7 @@ import type { RunError } from '@cordon/core'
 import { SYNC_REPLY_INDEX, createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
 import type { Worker as NodeWorker } from 'node:worker_threads'
 import { isEngineImage, type EngineImage } from './engine-image.js'
-import { IMAGE_REPORT, type WorkerData } from './worker/worker-data.js'
+import { IMAGE_REPORT, WASI_FROM_HOST, type WasiFromHost, type WorkerData } from './worker/worker-data.js'
 
 type WorkerThreads = typeof import('node:worker_threads')
 
@@ -16,6 +16,7 @@ export function startWorker(
   settings: WorkerData['settings'],
   events: FarSideEvents,
   onImage: (image: EngineImage) => void,
+  wasiComing?: Promise<WasiFromHost>,
 ): FarSideLink {
   const flags = createStopFlags()
   const { port1: hostEnd, port2: workerEnd } = new threads.MessageChannel()
@@ -32,6 +33,8 @@ export function startWorker(
   hostEnd.on('message', (message: unknown) => {
     if (Array.isArray(message) && message[0] === IMAGE_REPORT && isEngineImage(message[1])) onImage(message[1])
   })
+  // Started before the host had loaded them: they follow as the worker's first message.
+  if (settings.wasiComing) void wasiComing?.then((loaded) => worker.postMessage([WASI_FROM_HOST, loaded]))
   worker.unref()
   hostEnd.unref()
   let failure: RunError | undefined

@@ -1,9 +1,13 @@
+import { spawnSync } from 'node:child_process'
+import { fileURLToPath } from 'node:url'
 import { createSandbox, type Sandbox } from '@cordon/core'
 import { afterAll, describe, expect, test } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
 import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../src/options.js'
+import { decodeImageFile } from '../src/wasi/image-file.js'
+import { IMAGE_FILE_NAME, readShippedImage } from '../src/wasi/shipped-image.js'
 import { takeWasiImage } from '../src/wasi/wasi-image.js'
-import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../src/wasm-source.js'
+import { WASI_WASM_SPECIFIER, compileWasm, compileWasmKeepingBytes, readBytes, wasmUrlOf } from '../src/wasm-source.js'
 
 // engine: 'quickjs-wasi' beyond the conformance suite: its engines restored from a snapshot
 // (wasi/wasi-image.ts) and its own limits.
@@ -23,7 +27,86 @@ async function warmed(sandbox: Sandbox): Promise<Sandbox> {
   return sandbox
 }
 
-test('the snapshot is taken and passes its checks, so the tests below run on restored engines', async () => {
+describe('the engine image the build ships (dist/quickjs-wasi.image)', () => {
+  const loaded = (async () => {
+    const wasi = await import('quickjs-wasi')
+    const { module, bytes } = await compileWasmKeepingBytes(await wasmUrlOf(WASI_WASM_SPECIFIER))
+    return { wasi, module, bytes: bytes!, file: await readBytes(new URL(`../dist/${IMAGE_FILE_NAME}`, import.meta.url)) }
+  })()
+
+  test('the build makes the same bytes again (taken with a fixed clock and fixed entropy)', async () => {
+    const { file } = await loaded
+    // The built maker, in a Node process of its own: as the build runs it, on the bundle's sources.
+    const made = spawnSync(
+      process.execPath,
+      [
+        '--input-type=module',
+        '-e',
+        "const { makeImageFile } = await import('./dist/image-maker.js'); process.stdout.write(await makeImageFile())",
+      ],
+      { cwd: fileURLToPath(new URL('..', import.meta.url)), maxBuffer: 16 * 1024 * 1024 },
+    )
+    expect(made.status, made.stderr.toString()).toBe(0)
+    expect(Buffer.compare(made.stdout, Buffer.from(file))).toBe(0)
+  })
+
+  test.each(['worker', 'inline'] as const)('a built process (thread %s) restores its engines from it', (thread) => {
+    // In a Node process of its own: under the test runner the guards' text is not the bundle's.
+    const script = `import { createSandbox } from '@cordon/core'
+const { createQuickJSBackend } = await import('@cordon/backend-quickjs')
+const backend = createQuickJSBackend({ thread: '${thread}' })
+const sandbox = createSandbox(backend)
+const result = await sandbox.run('[performance.now() < 60_000, Math.random() < 1]')
+process.stdout.write(JSON.stringify({ value: result.value, ...(await backend.diagnose()) }))
+await sandbox.dispose()`
+    const ran = spawnSync(process.execPath, ['--input-type=module', '-e', script], { cwd: fileURLToPath(new URL('..', import.meta.url)) })
+    expect(ran.status, ran.stderr.toString()).toBe(0)
+    expect(JSON.parse(ran.stdout.toString())).toEqual({
+      value: [true, true],
+      engine: 'quickjs-wasi',
+      engineImage: 'the engine image shipped with the package (dist/quickjs-wasi.image)',
+    })
+  })
+
+  test('is not used for other WASM bytes, another guest runtime or another format: it says why', async () => {
+    const { wasi, bytes, file } = await loaded
+    const otherWasm = new Uint8Array(bytes)
+    otherWasm[0] = otherWasm[0]! ^ 1
+    expect(await decodeImageFile(wasi, file, otherWasm)).toBe('made for other WebAssembly bytes')
+    // Run from the sources, the guards' text is not the bundle's: the image is not for them.
+    expect(await decodeImageFile(wasi, file, bytes)).toBe('made for another guest runtime')
+    const length = new DataView(file.buffer, file.byteOffset).getUint32(8, true)
+    const header = new TextDecoder().decode(file.subarray(12, 12 + length))
+    const otherFormat = new Uint8Array(file)
+    otherFormat.set(new TextEncoder().encode(header.replace('"format":1', '"format":7')), 12)
+    expect(await decodeImageFile(wasi, otherFormat, bytes)).toBe('image format 7, not 1')
+    expect(await decodeImageFile(wasi, file.subarray(0, 6), bytes)).toBe('not an image file')
+    expect(await readShippedImage(wasi, bytes)).toBe('made for another guest runtime')
+  })
+
+  test.each(['inline', 'worker'] as const)(
+    'thread %s: the first run of a new sandbox runs on it, with its own clock and Math.random',
+    async (thread) => {
+      // An engine restored from an image made at build time once counted performance.now() from then.
+      const before = Date.now()
+      const results = await Promise.all(
+        [0, 1].map(() => wasiSandbox({ thread }).run('[performance.now(), performance.timeOrigin, Math.random(), Date.now()]')),
+      )
+      const after = Date.now()
+      const values = results.map((result) => (result as { value: [number, number, number, number] }).value)
+      for (const [elapsed, origin, , now] of values) {
+        expect(origin).toBeGreaterThanOrEqual(before)
+        expect(origin).toBeLessThanOrEqual(after)
+        expect(elapsed).toBeGreaterThanOrEqual(0)
+        expect(elapsed).toBeLessThanOrEqual(after - before)
+        expect(now).toBeGreaterThanOrEqual(before)
+      }
+      expect(values[0]![2]).not.toBe(values[1]![2])
+    },
+  )
+})
+
+test('an image taken in this process passes its checks (it serves when the shipped one does not match)', async () => {
   // Without an image every engine would evaluate the sources, and the tests of restored engines
   // would pass without testing them.
   const wasi = await import('quickjs-wasi')

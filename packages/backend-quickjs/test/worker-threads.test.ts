@@ -7,6 +7,8 @@ import { afterEach, describe, expect, test } from 'vitest'
 import { QUICKJS_CAPABILITIES, createQuickJSBackend } from '../src/index.js'
 import type { EngineImage } from '../src/engine-image.js'
 import { startWorker } from '../src/worker-thread.js'
+import { resolveOptions } from '../src/options.js'
+import { loadWasiBuildAndImage } from '../src/wasi/wasi-maker.js'
 import type { WorkerData } from '../src/worker/worker-data.js'
 
 const entry = new URL('../dist/engine-worker.js', import.meta.url)
@@ -24,17 +26,36 @@ const settings = {
  * The worker-mode backend built from its parts, keeping each worker's link so a test can end one
  * from outside, and the engine images workers reported (the first is handed to later workers).
  */
-function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[]; images: EngineImage[] } {
+function backendWithLinks(engine: WorkerData['settings']['engine'] = 'quickjs-emscripten'): {
+  backend: SandboxBackend
+  links: FarSideLink[]
+  images: EngineImage[]
+  shared: WorkerData['settings']
+} {
   const links: FarSideLink[] = []
   const images: EngineImage[] = []
-  const shared: WorkerData['settings'] = { ...settings }
+  const shared: WorkerData['settings'] = { ...settings, engine }
+  // As the backend does: quickjs-wasi's module and image load while the first worker starts.
+  const wasiComing = engine === 'quickjs-wasi' ? loadWasiBuildAndImage(resolveOptions({ engine })) : undefined
+  shared.wasiComing = wasiComing !== undefined
+  void wasiComing?.then((loaded) => {
+    shared.wasiFromHost = loaded
+    shared.wasiComing = false
+  })
   const pool = new ChannelPool({
     label: 'QuickJS worker',
     start(events) {
-      const link = startWorker(threads, entry, shared, events, (image) => {
-        images.push(image)
-        shared.image ??= image
-      })
+      const link = startWorker(
+        threads,
+        entry,
+        shared,
+        events,
+        (image) => {
+          images.push(image)
+          shared.image ??= image
+        },
+        wasiComing,
+      )
       links.push(link)
       return link
     },
@@ -53,7 +74,7 @@ function backendWithLinks(): { backend: SandboxBackend; links: FarSideLink[]; im
     openSession: (request) => pool.openSession(request.memoryMb),
     dispose: () => Promise.resolve(pool.dispose({ code: 'ABORTED', message: 'disposed' })),
   }
-  return { backend, links, images }
+  return { backend, links, images, shared }
 }
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
@@ -124,6 +145,35 @@ describe('the engine image', () => {
     expect(randoms.size).toBe(5)
     await sleep(Math.max(1_500, 3 * firstTookMs))
     expect(images).toHaveLength(1)
+    links[0]?.kill()
+    await spinning
+  })
+})
+
+describe('quickjs-wasi workers', () => {
+  test('the host loads the module and the engine image once: the first worker gets them as a message, later ones in their data', async () => {
+    const { backend, links, shared } = backendWithLinks('quickjs-wasi')
+    const sandbox = createSandbox(backend)
+    disposables.push(sandbox)
+    expect(shared.wasiComing).toBe(true)
+    expect(await sandbox.run('1 + 1')).toMatchObject({ ok: true, value: 2 })
+    expect(shared.wasiComing).toBe(false)
+    // Run from the sources, the shipped image is not for this guest runtime (wasi-engine.test.ts
+    // checks a built process uses it): the workers take their own, and say why.
+    const loaded = shared.wasiFromHost as { module: WebAssembly.Module; imageNote: string }
+    expect(loaded.module).toBeInstanceOf(WebAssembly.Module)
+    expect(loaded.imageNote).toBe('made for another guest runtime')
+    // A spinning run keeps the first worker busy, so the next runs go to a second worker.
+    const spinning = sandbox.run('for (;;) {}', { timeoutMs: 60_000 })
+    await sleep(100)
+    const randoms = new Set<unknown>()
+    for (let i = 0; i < 5; i++) {
+      const result = await sandbox.run('[Math.random(), performance.now() < 60_000]')
+      expect(result).toMatchObject({ ok: true, value: [expect.any(Number), true] })
+      if (result.ok) randoms.add((result.value as number[])[0])
+    }
+    expect(links).toHaveLength(2)
+    expect(randoms.size).toBe(5)
     links[0]?.kill()
     await spinning
   })

@@ -35,11 +35,16 @@ const raw = (handle: EngineHandle): JSValueHandle => (handle as WasiHandle).raw
 
 /**
  * The VM's WASM exports and its own way to read a pending exception: declared private by
- * quickjs-wasi 3.7.0 (pinned), needed to run promise jobs in bounded batches and to give each
- * restored VM its own Math.random state (wasi-image.ts).
+ * quickjs-wasi 3.7.0 (pinned), needed to run promise jobs in bounded batches, to give each
+ * restored VM its own Math.random state (wasi-image.ts) and to cap the probe's engine once it is used.
  */
 interface VmInternals {
-  readonly exports: { readonly memory: WebAssembly.Memory; qjs_is_job_pending(): number; qjs_execute_pending_job(): number }
+  readonly exports: {
+    readonly memory: WebAssembly.Memory
+    qjs_is_job_pending(): number
+    qjs_execute_pending_job(): number
+    qjs_set_memory_limit(bytes: number): void
+  }
   throwPendingException(): never
 }
 export const internals = (vm: QuickJS): VmInternals => vm as unknown as VmInternals

@@ -5,19 +5,30 @@ import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-con
 /**
  * quickjs-wasi's counterpart of the engine image (engine-image.ts): a snapshot of a VM that
  * evaluated the guards and the guest runtime and ran nothing else, restored into every new
- * engine instead of evaluating ~76 KB of JavaScript again (~1 ms instead of ~6 ms). A restored
- * VM is byte for byte the snapshotted one, so the one per-VM secret, Math.random's state (seeded
- * from the clock when the context was made), is drawn anew for each from crypto.getRandomValues.
- * Where it lives is found when the snapshot is taken (see randomStateWord). The snapshot never leaves the process and holds no run's
- * data. Where a check fails there is no image, and every engine evaluates the sources.
+ * engine instead of evaluating ~76 KB of JavaScript again (~1 ms instead of ~6 ms). It is taken
+ * with a fixed clock and fixed entropy, so it is the same bytes for the same WASM and sources:
+ * the build ships it (image-file.ts), and a process that cannot use the shipped one takes its own.
+ *
+ * A restored VM is byte for byte the snapshotted one, so what QuickJS derived from the clock when
+ * its context was made is set anew in each: Math.random's state (from crypto.getRandomValues) and
+ * the time origin of `performance` (now). Map's hash seed and the allocator's start-up entropy
+ * stay those of the image, the same in every engine (a guest that floods its own Map slows only
+ * itself, within its deadline). The snapshot holds no run's data.
  */
 export interface WasiImage {
   readonly snapshot: Snapshot
-  /** Address of Math.random's 64-bit state in the restored memory. */
+  /** Address of Math.random's 64-bit state. */
   readonly seedAddress: number
+  /** Address of the context's time origin (a double, ms): `performance.now()` counts from it. */
+  readonly timeOriginAddress: number
+  /** Where `performance.timeOrigin`'s value is kept, as QuickJS boxes a double: its bits plus `boxing`. */
+  readonly timeOriginValue: { readonly address: number; readonly boxing: bigint }
 }
 
-/** QuickJS's JSContext is a few hundred bytes; the state is searched for within this much of it. */
+/** The clock the image is taken with (ns): a time the memory holds nowhere else, so its words can be found. */
+const IMAGE_CLOCK_NS = 1_234_567_890_123_500_000n
+const IMAGE_CLOCK_MS = Number(IMAGE_CLOCK_NS / 1000n) / 1000
+/** QuickJS's JSContext is a few hundred bytes; its words are searched for within this much of it. */
 const CONTEXT_STRUCT_BYTES = 4096
 
 export interface WasiBuild {
@@ -25,54 +36,114 @@ export interface WasiBuild {
   readonly module: WebAssembly.Module
 }
 
-/** Takes the image for this stack size, checked; undefined if a check fails. */
+/** Takes the image, checked; undefined if a check fails. */
 export async function takeWasiImage(build: WasiBuild, maxStackSizeBytes: number): Promise<WasiImage | undefined> {
   // With an interrupt handler, as every restored VM has one: made without, QuickJS's context
   // keeps a countdown to its next interrupt check that a restored VM would then wait out
   // (tens of seconds of a spinning guest before its first check).
-  const vm = await build.wasi.QuickJS.create({ wasm: build.module, maxStackSize: maxStackSizeBytes, interruptHandler: () => false })
+  const vm = await build.wasi.QuickJS.create({
+    wasm: build.module,
+    maxStackSize: maxStackSizeBytes,
+    interruptHandler: () => false,
+    wasi: fixedClockAndEntropy,
+  })
   let image: WasiImage | undefined
   try {
     const context = new WasiContext(build.wasi, vm)
     evaluateGuestRuntime(context, new WasiRuntime(context, { handler: undefined }))
     const snapshot = vm.snapshot()
     const seedAddress = randomStateWord(vm, snapshot)
-    if (seedAddress !== undefined) image = { snapshot, seedAddress }
+    const time = timeOriginWords(snapshot)
+    if (seedAddress !== undefined && time !== undefined) image = { snapshot, seedAddress, ...time }
   } finally {
     vm.dispose()
   }
-  if (image === undefined) return undefined
-  // Two copies hold the guest runtime and draw different numbers.
+  return image !== undefined && (await imageWorks(build, image, maxStackSizeBytes)) ? image : undefined
+}
+
+/** Two restored copies hold the guest runtime, draw different numbers and count time from now. */
+export async function imageWorks(build: WasiBuild, image: WasiImage, maxStackSizeBytes: number): Promise<boolean> {
   const draws: string[] = []
   for (let i = 0; i < 2; i++) {
+    const before = Date.now()
     const copy = await restoreWasiVm(build, image, { maxStackSize: maxStackSizeBytes })
     try {
       const context = new WasiContext(build.wasi, copy)
       const factory = takeRuntimeFactory(context, new WasiRuntime(context, { handler: undefined }))
       const kind = context.typeof(factory)
       factory.dispose()
-      const drawn = context.evalCode('String(Math.random())', 'cordon-image-check')
-      if (kind !== 'function' || drawn.error) return undefined
-      draws.push(drawn.value.consume((value) => context.getString(value)))
+      const drawn = context.evalCode('JSON.stringify([Math.random(), performance.timeOrigin, performance.now()])', 'cordon-image-check')
+      if (kind !== 'function' || drawn.error) return false
+      const [random, origin, elapsed] = JSON.parse(drawn.value.consume((value) => context.getString(value))) as [number, number, number]
+      const after = Date.now()
+      if (origin < before || origin > after || elapsed < 0 || elapsed > after - before + 1) return false
+      draws.push(String(random))
     } finally {
       copy.dispose()
     }
   }
-  return draws[0] !== draws[1] ? image : undefined
+  return draws[0] !== draws[1]
 }
 
-/** A VM restored from the image, with a Math.random state of its own. */
+/** A VM restored from the image, with a Math.random state and a time origin of its own. */
 export async function restoreWasiVm(
   build: WasiBuild,
   image: WasiImage,
   limits: { maxStackSize: number; memoryLimit?: number; interruptHandler?: () => boolean },
 ): Promise<QuickJS> {
   const vm = await build.wasi.QuickJS.restore(image.snapshot, { wasm: build.module, ...limits })
-  const seed = new Uint8Array(internals(vm).exports.memory.buffer, image.seedAddress, 8)
+  const memory = internals(vm).exports.memory.buffer
+  const seed = new Uint8Array(memory, image.seedAddress, 8)
   globalThis.crypto.getRandomValues(seed)
   // xorshift64* never leaves an all-zero state.
   if (seed.every((byte) => byte === 0)) seed[0] = 1
+  // quickjs-wasi's clock is Date.now(), for wall time and QuickJS's monotonic time alike.
+  const now = Date.now()
+  const words = new DataView(memory)
+  words.setFloat64(image.timeOriginAddress, now, true)
+  words.setBigUint64(image.timeOriginValue.address, BigInt.asUintN(64, doubleBits(now) + image.timeOriginValue.boxing), true)
   return vm
+}
+
+/** WASI's clock and entropy for taking the image: the same bytes every time. */
+function fixedClockAndEntropy(memory: WebAssembly.Memory) {
+  return {
+    clock_time_get(_clock: number, _precision: bigint, resultAddress: number): number {
+      new DataView(memory.buffer).setBigUint64(resultAddress, IMAGE_CLOCK_NS, true)
+      return 0
+    },
+    random_get(address: number, length: number): number {
+      new Uint8Array(memory.buffer, address, length).fill(0x5a)
+      return 0
+    },
+  }
+}
+
+/**
+ * The time origin's two words: the context's double (exactly the image's clock) and the boxed
+ * value of `performance.timeOrigin` (the only other word whose low half is the clock's: QuickJS
+ * boxes a double by adding a constant to its high half). Undefined unless each is exactly one.
+ */
+function timeOriginWords(snapshot: Snapshot): Pick<WasiImage, 'timeOriginAddress' | 'timeOriginValue'> | undefined {
+  const clock = doubleBits(IMAGE_CLOCK_MS)
+  const words = new DataView(snapshot.memory.buffer, snapshot.memory.byteOffset, snapshot.memory.byteLength)
+  const exact: number[] = []
+  const boxed: number[] = []
+  for (let at = 0; at + 8 <= words.byteLength; at += 8) {
+    if (words.getUint32(at, true) !== Number(clock & 0xffffffffn)) continue
+    if (words.getBigUint64(at, true) === clock) exact.push(at)
+    else boxed.push(at)
+  }
+  const inContext = exact.filter((at) => at >= snapshot.contextPtr && at < snapshot.contextPtr + CONTEXT_STRUCT_BYTES)
+  if (inContext.length !== 1 || exact.length !== 1 || boxed.length !== 1) return undefined
+  const boxing = BigInt.asUintN(64, words.getBigUint64(boxed[0]!, true) - clock)
+  return { timeOriginAddress: inContext[0]!, timeOriginValue: { address: boxed[0]!, boxing } }
+}
+
+function doubleBits(value: number): bigint {
+  const view = new DataView(new ArrayBuffer(8))
+  view.setFloat64(0, value, true)
+  return view.getBigUint64(0, true)
 }
 
 /**

@@ -1,13 +1,18 @@
 import { SandboxError } from '@cordon/core'
 import { describeError } from '../engine-failure.js'
-import type { EngineMaker } from '../engine-maker.js'
+import { NO_IMAGE, type EngineMaker } from '../engine-maker.js'
 import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../fresh-engine.js'
 import { load, type ResolvedQuickJSOptions } from '../options.js'
-import { WASI_WASM_SPECIFIER, compileWasm, wasmUrlOf } from '../wasm-source.js'
+import { WASI_WASM_SPECIFIER, compileWasmKeepingBytes, wasmUrlOf } from '../wasm-source.js'
+import type { WasiFromHost } from '../worker/worker-data.js'
+import type { ShippedImage } from './image-file.js'
+import { readShippedImage } from './shipped-image.js'
 import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
-import { restoreWasiVm, takeWasiImage, type WasiImage } from './wasi-image.js'
+import { restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
 
 const MIB = 1024 * 1024
+/** What QuickJSDiagnostics.engineImage says when engines are restored from the shipped image. */
+export const SHIPPED = 'the engine image shipped with the package (dist/quickjs-wasi.image)'
 
 /**
  * quickjs-wasi: each engine is a VM of its own (WASM instance, runtime, context). Its memory is
@@ -15,12 +20,12 @@ const MIB = 1024 * 1024
  * uncatchable (a failed allocation ends the run as `InternalError: out of memory`), set to what
  * QuickJS and the guest runtime hold in a fresh engine plus the run's `memoryMb`.
  */
-export function wasiMaker(settings: ResolvedQuickJSOptions): EngineMaker {
+export function wasiMaker(settings: ResolvedQuickJSOptions, given?: WasiFromHost | Promise<WasiFromHost>): EngineMaker {
   let loading: Promise<Loaded> | undefined
   let loaded: Loaded | undefined
   return {
     async load() {
-      loading ??= loadWasi(settings).catch((error: unknown) => {
+      loading ??= loadWasi(settings, given).catch((error: unknown) => {
         loading = undefined
         throw error
       })
@@ -29,74 +34,151 @@ export function wasiMaker(settings: ResolvedQuickJSOptions): EngineMaker {
     capFor: (memoryMb) => memoryMb,
     async create(memoryMb) {
       if (loaded === undefined) throw new Error('the QuickJS engine is used before it was loaded')
-      return createWasiEngine(loaded, loaded.baseBytes + memoryMb * MIB, settings.maxStackSizeBytes, loaded.image.ready)
+      const limitBytes = loaded.baseBytes + memoryMb * MIB
+      const checked = loaded.checked
+      if (checked !== undefined) {
+        // The probe is the first engine: made like the others, it only lacked its cap.
+        loaded.checked = undefined
+        internals((checked.context as WasiContext).vm).exports.qjs_set_memory_limit(limitBytes)
+        return checked
+      }
+      return createWasiEngine(loaded, limitBytes, settings.maxStackSizeBytes, loaded.image.ready)
     },
+    imageSource: () => loaded?.imageSource,
   }
 }
 
-interface Loaded {
-  readonly wasi: WasiModule
-  readonly module: WebAssembly.Module
+interface Loaded extends WasiBuild {
   /** What QuickJS and the guest runtime hold in a fresh engine, not counted as the guest's. */
   readonly baseBytes: number
   /** Linear memory below the malloc heap (static data, the C stack). */
   readonly staticBytes: number
   /**
-   * Where fresh engines are restored from (`engineImage`): taken in the background after the
-   * probe; `ready` once it is taken and passed its checks (engines evaluate the sources until then).
+   * Where fresh engines are restored from (`engineImage`): the image the build shipped, or else
+   * one taken in the background after the probe; engines evaluate the sources until it is `ready`.
    */
   readonly image: { ready: WasiImage | undefined }
+  /** The engine the start-up check ran `6 * 7` in, without a memory cap yet; the first engine made. */
+  checked: FreshEngine | undefined
+  /** Where engines come from, in words (QuickJSDiagnostics.engineImage). */
+  readonly imageSource: string
 }
 
-async function loadWasi(settings: ResolvedQuickJSOptions): Promise<Loaded> {
-  let wasi: WasiModule
-  try {
-    wasi = await import('quickjs-wasi')
-  } catch (error) {
-    throw new SandboxError('BACKEND_UNAVAILABLE', `quickjs-wasi could not be loaded: ${describeError(error)}`, {
-      cause: error,
-      fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs).',
-    })
-  }
-  let module: WebAssembly.Module
+/** quickjs-wasi, its WASM compiled (the bytes kept, to check a shipped image against), or BACKEND_UNAVAILABLE. */
+export async function loadWasiBuild(settings: ResolvedQuickJSOptions): Promise<WasiBuild & { bytes?: Uint8Array }> {
+  const wasi = await importWasi()
   try {
     const given = settings.wasmModule
-    module = await compileWasm(given === undefined ? await wasmUrlOf(WASI_WASM_SPECIFIER) : await load(given))
+    return { wasi, ...(await compileWasmKeepingBytes(given === undefined ? await wasmUrlOf(WASI_WASM_SPECIFIER) : await load(given))) }
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
       cause: error,
       fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs), or pass its quickjs.wasm as { wasmModule }.',
     })
   }
+}
+
+async function importWasi(): Promise<WasiModule> {
   try {
-    // A bare VM: the linear memory below its malloc heap (static data, the C stack).
-    const bare = await wasi.QuickJS.create({ wasm: module })
-    const staticBytes = internals(bare).exports.memory.buffer.byteLength - bare.getAllocatedSize()
-    bare.dispose()
-    // A throwaway engine: the build runs, and what a fresh one holds.
-    const probe = await createWasiEngine({ wasi, module, staticBytes }, 0, settings.maxStackSizeBytes, undefined)
-    const baseBytes = (probe.context as WasiContext).vm.getAllocatedSize()
-    const result = probe.context.evalCode('6 * 7', 'probe.js', { type: 'global' })
-    const value = result.error ? undefined : result.value.consume((handle) => probe.context.getNumber(handle))
-    probe.runtime.dispose()
-    if (value !== 42) throw new Error(`6 * 7 evaluated to ${String(value)}`)
+    return await import('quickjs-wasi')
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', `quickjs-wasi could not be loaded: ${describeError(error)}`, {
+      cause: error,
+      fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs).',
+    })
+  }
+}
+
+/**
+ * The shipped image for this build when `engineImage` is on and it matches the WASM bytes and the
+ * guest runtime; else a string saying why not.
+ */
+export async function shippedImageFor(
+  settings: ResolvedQuickJSOptions,
+  build: WasiBuild & { bytes?: Uint8Array },
+): Promise<ShippedImage | string> {
+  if (!settings.engineImage) return 'engineImage is off'
+  if (build.bytes === undefined) return 'the WebAssembly module was given compiled, so its bytes cannot be checked'
+  return readShippedImage(build.wasi, build.bytes)
+}
+
+/** quickjs-wasi's module and the shipped image checked against it, as the worker mode's host hands them on. */
+export async function loadWasiBuildAndImage(settings: ResolvedQuickJSOptions): Promise<WasiFromHost> {
+  try {
+    const build = await loadWasiBuild(settings)
+    const shipped = await shippedImageFor(settings, build)
+    return typeof shipped === 'string'
+      ? { module: build.module, image: undefined, imageNote: shipped }
+      : { module: build.module, image: shipped, imageNote: SHIPPED }
+  } catch (error) {
+    return { error: describeError(error) }
+  }
+}
+
+async function loadWasi(settings: ResolvedQuickJSOptions, given: WasiFromHost | Promise<WasiFromHost> | undefined): Promise<Loaded> {
+  const delivered = await given
+  if (delivered !== undefined && 'error' in delivered) throw new SandboxError('BACKEND_UNAVAILABLE', delivered.error)
+  const build = delivered === undefined ? await loadWasiBuild(settings) : { wasi: await importWasi(), module: delivered.module }
+  const shipped = delivered === undefined ? await shippedImageFor(settings, build) : (delivered.image ?? delivered.imageNote)
+  let why = typeof shipped === 'string' ? shipped : ''
+  try {
+    if (typeof shipped !== 'string') {
+      // Restored from the shipped image: the probe checks the image too (it holds the runtime's
+      // factory, made by this quickjs-wasi), and the sizes are those measured when it was made.
+      const probe = await createWasiEngine({ ...build, staticBytes: shipped.staticBytes }, 0, settings.maxStackSizeBytes, shipped.image)
+      checkProbe(probe)
+      if ((probe.context as WasiContext).vm.versions['quickjs-wasi'] === shipped.quickjsWasi) {
+        const { staticBytes, baseBytes } = shipped
+        return { ...build, staticBytes, baseBytes, image: { ready: shipped.image }, checked: probe, imageSource: SHIPPED }
+      }
+      probe.runtime.dispose()
+      why = 'made by another quickjs-wasi'
+    }
+    const { engine: checked, ...sizes } = await measureWasi(build, settings.maxStackSizeBytes)
     const image: Loaded['image'] = { ready: undefined }
     if (settings.engineImage) {
       // A failed check leaves no image: engines keep evaluating the sources, as they always can.
-      void takeWasiImage({ wasi, module }, settings.maxStackSizeBytes).then(
+      void takeWasiImage(build, settings.maxStackSizeBytes).then(
         (taken) => (image.ready = taken),
         () => undefined,
       )
     }
-    return { wasi, module, baseBytes, staticBytes, image }
+    const imageSource = settings.engineImage ? `an engine image taken in this process (the shipped one: ${why})` : NO_IMAGE
+    return { ...build, ...sizes, image, checked, imageSource }
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS engine failed its start-up check: ${describeError(error)}`, { cause: error })
   }
 }
 
+/**
+ * The static area and what a fresh engine holds, measured on a bare VM and on an engine that
+ * evaluated the sources (checked to run; the caller's to use or dispose).
+ */
+export async function measureWasi(
+  build: WasiBuild,
+  maxStackSizeBytes: number,
+): Promise<{ staticBytes: number; baseBytes: number; engine: FreshEngine }> {
+  const bare = await build.wasi.QuickJS.create({ wasm: build.module })
+  const staticBytes = internals(bare).exports.memory.buffer.byteLength - bare.getAllocatedSize()
+  bare.dispose()
+  const engine = await createWasiEngine({ ...build, staticBytes }, 0, maxStackSizeBytes, undefined)
+  const baseBytes = (engine.context as WasiContext).vm.getAllocatedSize()
+  checkProbe(engine)
+  return { staticBytes, baseBytes, engine }
+}
+
+/** `6 * 7` in the engine is 42 (the engine is disposed if not). */
+function checkProbe(probe: FreshEngine): void {
+  const result = probe.context.evalCode('6 * 7', 'probe.js', { type: 'global' })
+  const value = result.error ? undefined : result.value.consume((handle) => probe.context.getNumber(handle))
+  if (value === 42) return
+  probe.runtime.dispose()
+  throw new Error(`6 * 7 evaluated to ${String(value)}`)
+}
+
 /** `limitBytes` 0: no limit (the probe). From the image if there is one, else evaluating the sources. */
 async function createWasiEngine(
-  build: Pick<Loaded, 'wasi' | 'module' | 'staticBytes'>,
+  build: WasiBuild & { staticBytes: number },
   limitBytes: number,
   maxStackSizeBytes: number,
   image: WasiImage | undefined,

@@ -5,11 +5,17 @@
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
 import { SYNC_REPLY_INDEX, serveBackend, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
 import { createInlineBackend } from '../inline-backend.js'
-import { IMAGE_REPORT, type WorkerData } from './worker-data.js'
+import { IMAGE_REPORT, isWasiFromHost, type WasiFromHost, type WorkerData } from './worker-data.js'
 
 const { settings, flags, replyPort } = workerData as WorkerData
 const port = parentPort
 if (port === null) throw new Error('the QuickJS worker entry must run in a worker thread')
+
+// quickjs-wasi's module and engine image: in the worker's data, or as the host's first message
+// when the host was still loading them as this worker started.
+let handOver: ((loaded: WasiFromHost) => void) | undefined
+const wasiFromHost =
+  settings.wasiFromHost ?? (settings.wasiComing ? new Promise<WasiFromHost>((resolve) => (handOver = resolve)) : undefined)
 
 const backend = createInlineBackend(
   {
@@ -21,10 +27,14 @@ const backend = createInlineBackend(
   {
     pullLogs: true,
     sharedImage: settings.image,
+    wasiFromHost,
     // The pool hands it to the workers it starts later, which then need not take their own.
     onImageTaken: (image) => replyPort.postMessage([IMAGE_REPORT, image]),
   },
 )
+
+// A worker exists to run: its engine loads now, not when the first run arrives.
+backend.prepare?.()
 
 function report(message: Report): void {
   port?.postMessage([message])
@@ -52,7 +62,10 @@ const served = serveBackend(backend, {
   flags,
   callSync: flags === undefined ? undefined : callSync,
 })
-port.on('message', (batch: unknown) => served.receive(batch))
+port.on('message', (batch: unknown) => {
+  if (isWasiFromHost(batch)) handOver?.(batch[1])
+  else served.receive(batch)
+})
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error)
