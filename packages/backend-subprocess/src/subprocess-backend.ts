@@ -101,10 +101,17 @@ function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, inter
     return new ChildSession(child, settings.memoryCheckMs)
   }
 
+  let prepared = false
   return {
     specificationVersion: 'v1',
     name: 'subprocess',
     capabilities,
+    prepare() {
+      // Once: the probe and a spare child for the default memoryMb start while core checks the first program.
+      if (prepared || disposed) return
+      prepared = true
+      void getPool().then((ready) => (typeof ready === 'string' ? undefined : ready.warm(DEFAULT_MEMORY_MB)))
+    },
     execute,
     openSession,
     async dispose() {

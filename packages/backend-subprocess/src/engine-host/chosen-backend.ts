@@ -24,10 +24,17 @@ export function createEngineBackend(
   launch: () => Promise<LaunchResult>,
 ): EngineChoiceBackend {
   const host = createEngineHost(engine, settings, launch)
+  let prepared = false
   return {
     specificationVersion: 'v1',
     name: 'subprocess',
     capabilities: host.capabilities,
+    prepare() {
+      // Once: the first child starts while core checks the first program.
+      if (prepared) return
+      prepared = true
+      host.prepare()
+    },
     execute: (request) => host.execute(request),
     openSession: (request) => host.openSession(request),
     dispose: () => host.dispose(),
@@ -84,6 +91,10 @@ export function createAutoBackend(
     specificationVersion: 'v1',
     name: 'subprocess',
     capabilities: fallback.capabilities,
+    prepare() {
+      // The engine is chosen (its first child started) while core checks the first program.
+      if (!disposed) void choose()
+    },
     async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
       // The first run waits for the choice (a child or two started): a stop must not wait for it.
       const chosen = await new Promise<EngineHost | undefined | ExecuteOutcome>((resolve) => {

@@ -52,6 +52,8 @@ export interface EngineHost {
   openSession(request: SessionRequest): Promise<BackendSession>
   /** Starts a child and runs a tiny program in it: undefined when the engine works here, else why not. */
   check(): Promise<string | undefined>
+  /** Starts a child, left for the first run (of any partition); returns at once. */
+  prepare(): void
   diagnose(): Promise<Diagnostics & { engine: EngineName }>
   dispose(): Promise<void>
 }
@@ -140,6 +142,9 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
       const result = await sandbox.run('1 + 1', { timeoutMs: 15_000, memoryMb: 16 })
       if (result.ok && result.value === 2) return undefined
       return result.ok ? `the ${engine} engine child answered ${String(result.value)} to 1 + 1` : result.error.message
+    },
+    prepare() {
+      if (!disposed && unavailable === undefined) void getPool().then((ready) => (typeof ready === 'string' ? undefined : ready.warm()))
     },
     async diagnose() {
       const { diagnostics } = await launch()
