@@ -51,6 +51,7 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
       facts,
       timeoutMs: request.probeTimeoutMs,
       fresh: request.fresh,
+      keep: mode === 'select',
     })
     if (probe.misuse) {
       evaluation.misuse ??= probe.misuse
@@ -75,6 +76,7 @@ export async function evaluate(request: SelectionRequest, facts: RuntimeFacts, m
     evaluation.reports.push(report)
     if (probe.status === 'available' && probe.factory) evaluation.factories.set(candidate.name, probe.factory)
     if (report.status === 'available' && !outranked) evaluation.chosen = { candidate, probe }
+    else probe.kept?.release()
   }
   return evaluation
 }

@@ -24,6 +24,8 @@ export interface CachedProbeInput {
   facts: RuntimeFacts
   timeoutMs: number
   fresh: boolean
+  /** For a selection: the probe keeps its backend (Probe.kept). */
+  keep: boolean
 }
 
 export function cachedProbe(input: CachedProbeInput): Promise<Probe> {

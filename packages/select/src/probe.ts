@@ -18,10 +18,24 @@ export interface Probe {
   misuse?: Error
   /** What runs the guest, when the backend names it after a run (the subprocess backend's engine). */
   engine?: string
+  /** A probe made for a selection keeps its working backend: the selection's backend, warm. */
+  kept?: KeptBackend
+}
+
+/** The probed backend, left running: taken once, by the selection that chose it, or released. */
+export interface KeptBackend {
+  /** The backend, the first time; undefined after (later selections create their own). */
+  take(): SandboxBackend | undefined
+  /** The partition the probe ran in: a sandbox of the same one runs in the probe's engine process. */
+  readonly partition: string
+  /** Disposes it unless it was taken. */
+  release(): void
 }
 
 /** A tiny program that needs a working engine, the tool bridge and the value codec. */
 const PROBE_PROGRAM = 'const echoed = await probe.echo({ v: 1 })\nechoed.v + 1'
+/** Numbers the probes' partitions. */
+let probeCount = 0
 /** Extra time a backend gets past the probe deadline before it counts as hung. */
 const HANG_GRACE_MS = 1_000
 
@@ -30,6 +44,8 @@ interface ProbeInput {
   options: object | undefined
   facts: RuntimeFacts
   timeoutMs: number
+  /** Keep the backend when it works (see Probe.kept), instead of disposing it. */
+  keep: boolean
 }
 
 /** Imports, creates and test-runs one candidate; never throws. Disposes what it created. */
@@ -85,8 +101,9 @@ export async function probeCandidate(input: ProbeInput): Promise<Probe> {
 async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, input: ProbeInput): Promise<Omit<Probe, 'probeMs'>> {
   let sandbox: ReturnType<typeof createSandbox> | undefined
   let verdict: Omit<Probe, 'probeMs'>
+  const partition = `select-probe-${++probeCount}`
   try {
-    sandbox = createSandbox(backend)
+    sandbox = createSandbox(backend, { partition })
     verdict = await runGuarded(candidate, sandbox, input)
     if (verdict.status === 'available') {
       const engine = await engineOf(backend)
@@ -95,6 +112,8 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   } catch (error) {
     verdict = { status: 'unusable', ...fromThrown(candidate, input.facts, error) }
   }
+  // Its engine, pool or first child is already up: the selection's first run needs not start its own.
+  if (verdict.status === 'available' && input.keep) return { ...verdict, kept: keptBackend(backend, partition) }
   const disposeError = await disposeBounded(sandbox ? () => sandbox.dispose() : () => backend.dispose())
   if (disposeError !== undefined && verdict.status === 'available') {
     return {
@@ -190,6 +209,23 @@ function readCapabilities(backend: SandboxBackend): BackendCapabilities | Error 
     return JSON.parse(JSON.stringify(capabilities)) as BackendCapabilities
   } catch (error) {
     return error instanceof Error ? error : new Error(String(error))
+  }
+}
+
+function keptBackend(backend: SandboxBackend, partition: string): KeptBackend {
+  let held: SandboxBackend | undefined = backend
+  return {
+    partition,
+    take() {
+      const taken = held
+      held = undefined
+      return taken
+    },
+    release() {
+      const left = held
+      held = undefined
+      if (left !== undefined) void disposeBounded(() => left.dispose())
+    },
   }
 }
 

@@ -14,21 +14,29 @@ export interface Selection {
   report: Diagnosis
 }
 
+/** A selection, and the partition its probe ran in when the backend is the probed one. */
+interface Chosen extends Selection {
+  probePartition?: string
+}
+
 /**
  * Probes the candidates (strongest first, or as `backend`/`prefer`/CORDON_BACKEND say)
  * and returns a new instance of the first that works and meets `require`. Throws
  * INVALID_OPTIONS for bad options and BACKEND_UNAVAILABLE when nothing fits.
  */
 export async function selectBackend(options?: SelectOptions): Promise<Selection> {
-  return select(checkSelectOptions(options, 'selectBackend options'))
+  const { backend, name, report } = await select(checkSelectOptions(options, 'selectBackend options'))
+  return { backend, name, report }
 }
 
 /** The one-line entry point: a @cordon/core Sandbox on the strongest backend that works here. */
 export async function createSandbox(options?: CreateSandboxOptions): Promise<Sandbox> {
   const request = checkSelectOptions(options, 'createSandbox options', ['defaults'])
-  const { backend } = await select(request)
+  const { backend, probePartition } = await select(request)
   try {
-    return createCoreSandbox(backend, options?.defaults)
+    // In the probe's partition (unless the caller names one), the first run finds the probe's engine process up.
+    const defaults = probePartition === undefined ? options?.defaults : { partition: probePartition, ...options?.defaults }
+    return createCoreSandbox(backend, defaults)
   } catch (error) {
     await backend.dispose()
     throw error
@@ -59,13 +67,16 @@ async function measureAvailable(request: SelectionRequest, evaluation: Evaluatio
   }
 }
 
-async function select(request: SelectionRequest): Promise<Selection> {
+async function select(request: SelectionRequest): Promise<Chosen> {
   const facts = currentRuntimeFacts()
   const evaluation = await evaluate(request, facts, 'select')
   if (evaluation.misuse) throw evaluation.misuse
   const report = toDiagnosis(request, facts, evaluation)
   const chosen = evaluation.chosen
   if (!chosen) throw unavailableError(request, facts, report)
+  // The probed instance when this selection made the probe (it is warm); else a new one.
+  const probed = chosen.probe.kept?.take()
+  if (probed !== undefined) return { backend: probed, name: chosen.candidate.name, report, probePartition: chosen.probe.kept!.partition }
   let backend: SandboxBackend
   try {
     backend = await chosen.probe.factory!(request.backendOptions[chosen.candidate.name])

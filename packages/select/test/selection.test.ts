@@ -34,10 +34,35 @@ describe('default ranking', () => {
       ['c', 'not-tried'],
     ])
     expect(b.ledger.created + c.ledger.created).toBe(0)
-    // The probe instance was disposed; the caller got a fresh one.
-    expect(a.ledger.created).toBe(2)
-    expect(a.ledger.disposed).toBe(1)
+    // The caller gets the probed instance itself, warm: made once, not disposed.
+    expect(a.ledger.created).toBe(1)
+    expect(a.ledger.disposed).toBe(0)
     await selection.backend.dispose()
+    expect(a.ledger.disposed).toBe(1)
+  })
+
+  it('hands the probed instance to one selection only: a later one (the probe cached) gets a new instance', async () => {
+    const { a, candidates } = trio()
+    const first = await selectBackend({ candidates, env: {} })
+    const second = await selectBackend({ candidates, env: {} })
+    expect(second.backend).not.toBe(first.backend)
+    expect(a.ledger.created).toBe(2)
+    await Promise.all([first.backend.dispose(), second.backend.dispose()])
+    expect(a.ledger.disposed).toBe(2)
+  })
+
+  it('diagnose() keeps no probed instance, and a probed candidate that lacks a required capability is disposed', async () => {
+    const { a, c, candidates } = trio()
+    await diagnose({ candidates, env: {} })
+    expect(a.ledger.disposed).toBe(a.ledger.created)
+    const { a: a2, c: c2, candidates: fresh } = trio()
+    const selection = await selectBackend({ candidates: fresh, env: {}, require: ['syncHostCalls'] })
+    expect(selection.name).toBe('c')
+    expect(a2.ledger.created).toBe(1)
+    expect(a2.ledger.disposed).toBe(1)
+    expect(c2.ledger.disposed).toBe(0)
+    await selection.backend.dispose()
+    expect(c.ledger.created).toBe(c.ledger.disposed)
   })
 
   it('passes over candidates that do not work and says why', async () => {
@@ -223,7 +248,8 @@ describe('option checking', () => {
     const { a, candidates } = trio()
     const options = { poolSize: 3 }
     const selection = await selectBackend({ candidates, env: {}, backendOptions: { a: options } })
-    expect(a.ledger.options).toEqual([options, options])
+    // Once: the probe's instance is the selection's.
+    expect(a.ledger.options).toEqual([options])
     await selection.backend.dispose()
   })
 
@@ -259,7 +285,9 @@ describe('createSandbox', () => {
     expect(r).toMatchObject({ ok: true, value: 2, stats: { backend: 'a', toolCalls: 1 } })
     expect(a.ledger.scripts.filter((s) => !isProbe(s))).toHaveLength(1)
     await sandbox.dispose()
-    expect(a.ledger.disposed).toBe(2)
+    // One instance: probed, then the sandbox's.
+    expect(a.ledger.created).toBe(1)
+    expect(a.ledger.disposed).toBe(1)
   })
 
   it('refuses bad defaults with INVALID_OPTIONS and disposes the backend it made', async () => {
