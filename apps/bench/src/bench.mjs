@@ -1,9 +1,12 @@
-// The side-by-side benchmark: W1..W5 latency, W6 throughput, server load (W7), RSS growth for every contender,
-// in one process, then the issue's targets. Prints Markdown; writes JSON (--out) and Markdown (--md).
+// The side-by-side benchmark: W1..W5 latency (and W1 back to back), a fresh process's first result
+// (cold), W6 throughput, server load (W7), RSS growth for every contender, in one process, then the
+// issue's targets. Prints Markdown; writes JSON (--out) and Markdown (--md).
 //   node --no-node-snapshot --expose-gc src/bench.mjs [--quick] [--out file.json] [--md file.md] [--only id,id]
+// --only takes warm and cold contender ids alike; `cold` stands for every cold contender.
 import { mkdirSync, writeFileSync } from 'node:fs'
 import os from 'node:os'
 import { dirname } from 'node:path'
+import { COLD_IDS, measureCold } from './cold-runner.mjs'
 import { CONTENDER_ORDER, loadContenders } from './contenders/index.mjs'
 import { measureLatency } from './latency-runner.mjs'
 import { makePlan } from './plan.mjs'
@@ -18,18 +21,24 @@ import { setBigDataItems } from './workloads.mjs'
 const args = process.argv.slice(2)
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
 const plan = makePlan(args.includes('--quick'))
-const only = option('--only')?.split(',') ?? CONTENDER_ORDER
+const only = option('--only')
+  ?.split(',')
+  .flatMap((id) => (id === 'cold' ? COLD_IDS : [id])) ?? [...CONTENDER_ORDER, ...COLD_IDS]
+const unknown = only.filter((id) => !CONTENDER_ORDER.includes(id) && !COLD_IDS.includes(id))
+if (unknown.length > 0) throw new Error(`--only: no contender ${unknown.join(', ')}`)
 const started = performance.now()
 const progress = (what) => console.error(`[bench ${((performance.now() - started) / 1000).toFixed(1)} s] ${what}`)
 
 setBigDataItems(plan.dataItems)
 const contenders = await loadContenders(only)
-const results = { latency: {}, throughput: [], serverLoad: [], rss: [], preemption: [], targets: [] }
+const results = { latency: {}, cold: [], throughput: [], serverLoad: [], rss: [], preemption: [], targets: [] }
 try {
   for (const id of Object.keys(plan.latency)) {
     progress(id)
     results.latency[id] = await measureLatency(id, contenders, plan)
   }
+  progress('cold')
+  results.cold = await measureCold(only, plan)
   progress('W6')
   results.throughput = await measureThroughput(contenders, plan)
   progress('server load')
@@ -55,7 +64,14 @@ results.meta = {
 
 // A measured contender is a pass; a wrong value, an error or a contender that could not load is
 // a failure. Targets are not counted: timings on a shared machine are findings, not tests.
-const rows = [...Object.values(results.latency).flat(), ...results.throughput, ...results.serverLoad, ...results.rss, ...results.preemption]
+const rows = [
+  ...Object.values(results.latency).flat(),
+  ...results.cold,
+  ...results.throughput,
+  ...results.serverLoad,
+  ...results.rss,
+  ...results.preemption,
+]
 const passed = rows.filter((r) => r.status === 'ok').length
 const failed = rows.filter((r) => r.status === 'failed').length + contenders.filter((c) => c.unavailable).length
 const markdown = toMarkdown(results)

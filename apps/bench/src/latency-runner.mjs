@@ -1,6 +1,8 @@
 // Latency of W1..W5: every contender (and each of its methods) warms up, then all take turns in
 // rounds so that machine noise hits them alike. Each sample is one run, timed alone; a
 // contender's `ready` hook (its pool refilling) is awaited untimed before each sample.
+// A back-to-back workload (W1b: `backToBack` in the plan) runs another's functions (`uses`) in
+// bursts instead: no `ready`, no pause, each run starting as the one before it ends.
 import { reasonOf } from './reason.mjs'
 import { summarize } from './stats.mjs'
 
@@ -23,7 +25,7 @@ export function entriesFor(workloadId, contenders, plan) {
 
 export async function measureLatency(workloadId, contenders, plan) {
   const settings = plan.latency[workloadId]
-  const entries = entriesFor(workloadId, contenders, plan)
+  const entries = entriesFor(settings.uses ?? workloadId, contenders, plan)
   const timed = entries.filter((e) => e.run)
   for (const e of timed) {
     e.samples = []
@@ -40,6 +42,10 @@ export async function measureLatency(workloadId, contenders, plan) {
     // Rotate who goes first, so that no contender always follows the same one.
     const order = timed.map((_, i) => timed[(i + round) % timed.length])
     for (const e of order) {
+      if (settings.backToBack) {
+        await burst(e, settings.perRound, plan)
+        continue
+      }
       for (let i = 0; i < settings.perRound && e.status !== 'failed' && !overBudget(e, plan); i++) {
         const readyStart = performance.now()
         await e.ready?.()
@@ -59,7 +65,27 @@ export async function measureLatency(workloadId, contenders, plan) {
   return entries.map(toRow)
 }
 
-const overBudget = (e, plan) => e.spentMs >= plan.budgetMs && e.samples.length >= plan.minSamples
+/**
+ * `count` runs one right after the other, each timed. A lead-in run goes first, untimed: it
+ * finds the pool refilled while the other contenders took their turns, which W1 measures.
+ */
+async function burst(e, count, plan) {
+  if (e.status === 'failed' || overBudget(e, plan)) return
+  const burstStart = performance.now()
+  try {
+    await e.run()
+    for (let i = 0; i < count && !overBudget(e, plan, performance.now() - burstStart); i++) {
+      const start = performance.now()
+      await e.run()
+      e.samples.push(performance.now() - start)
+    }
+  } catch (error) {
+    fail(e, error)
+  }
+  e.spentMs += performance.now() - burstStart
+}
+
+const overBudget = (e, plan, moreMs = 0) => e.spentMs + moreMs >= plan.budgetMs && e.samples.length >= plan.minSamples
 
 function fail(entry, error) {
   entry.status = 'failed'

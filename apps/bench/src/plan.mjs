@@ -7,6 +7,8 @@ const QUICK = {
   mode: 'quick',
   latency: {
     W1: { warmup: 3, rounds: 8, perRound: 4 },
+    // W1b: W1's functions in bursts of perRound runs with no pause (latency-runner.mjs).
+    W1b: { uses: 'W1', backToBack: true, warmup: 0, rounds: 2, perRound: 4 },
     W2: { warmup: 0, rounds: 1, perRound: 1 },
     W3: { warmup: 0, rounds: 1, perRound: 1 },
     W4: { warmup: 0, rounds: 1, perRound: 1 },
@@ -18,6 +20,8 @@ const QUICK = {
   budgetMs: 400,
   minSamples: 2,
   throughput: { warmup: 1, rounds: 1, batch: 8, budgetMs: 800 },
+  // A fresh Node process per sample (cold-runner.mjs): one each, a few seconds in all.
+  cold: { warmup: 0, rounds: 1 },
   rss: { runs: 60, budgetMs: 300, warmup: 3, contenders: ['cordon-quickjs', 'cordon-ivm', 'cordon-subprocess'] },
   // In-thread QuickJS holds the host for seconds per sample (that is what the table shows).
   preemption: { samples: 1, skip: ['cordon-quickjs-inline', 'cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
@@ -28,6 +32,7 @@ const FULL = {
   mode: 'full',
   latency: {
     W1: { warmup: 30, rounds: 40, perRound: 10 },
+    W1b: { uses: 'W1', backToBack: true, warmup: 10, rounds: 20, perRound: 10 },
     W2: { warmup: 3, rounds: 15, perRound: 2 },
     W3: { warmup: 2, rounds: 12, perRound: 2 },
     W4: { warmup: 2, rounds: 12, perRound: 2 },
@@ -37,6 +42,7 @@ const FULL = {
   budgetMs: 10_000,
   minSamples: 5,
   throughput: { warmup: 16, rounds: 8, batch: 64, budgetMs: 8_000 },
+  cold: { warmup: 1, rounds: 10 },
   rss: { runs: 3000, budgetMs: 60_000, warmup: 3000, warmupBudgetMs: 30_000, contenders: undefined },
   preemption: { samples: 3, skip: ['cordon-quickjs-nopool', 'cordon-ivm-nopool', 'cordon-subprocess-nopool'] },
   serverLoad: { rounds: 5, batch: 64, idleSamples: 10, pacedRuns: 200, skip: NOPOOL },

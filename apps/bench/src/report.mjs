@@ -19,13 +19,27 @@ function rawMedian(rows, engine) {
 
 const statusCell = (r) => `${r.status}${r.reason ? `: ${r.reason}` : ''}`
 
-function latencyTable(workload, rows) {
+/** `spacedRows`: for a back-to-back workload (W1b), the same contenders' spaced rows (W1). */
+function latencyTable(workload, rows, spacedRows) {
   const perCall = workload.id === 'W2'
-  const head = ['contender', 'method', 'median ms', ...(perCall ? ['µs / call'] : []), 'p95 ms', 'runs/s', '× raw engine', 'samples']
+  const spaced = spacedRows !== undefined
+  const head = [
+    'contender',
+    'method',
+    'median ms',
+    ...(perCall ? ['µs / call'] : []),
+    'p95 ms',
+    'runs/s',
+    '× raw engine',
+    ...(spaced ? [`× ${workload.spaced} (spaced)`] : []),
+    'samples',
+  ]
   const body = rows.map((r) => {
-    if (r.status !== 'ok') return [r.contender, r.method ?? '', statusCell(r), ...(perCall ? [''] : []), '', '', '', '']
+    if (r.status !== 'ok')
+      return [r.contender, r.method ?? '', statusCell(r), ...(perCall ? [''] : []), '', '', '', ...(spaced ? [''] : []), '']
     const raw = rawMedian(rows, r.engine)
     const times = raw === undefined || r.contenderId === RAW_FOR_ENGINE[r.engine] ? '' : `${(r.median / raw).toFixed(2)}`
+    const spacedRow = spacedRows?.find((s) => s.contenderId === r.contenderId && s.method === r.method && s.status === 'ok')
     return [
       r.contender,
       r.method ?? '',
@@ -34,10 +48,33 @@ function latencyTable(workload, rows) {
       formatMs(r.p95),
       formatRate(r.runsPerSecond),
       times,
+      ...(spaced ? [spacedRow ? (r.median / spacedRow.median).toFixed(2) : ''] : []),
       String(r.n),
     ]
   })
   return `### ${workload.title}\n\n${table(head, body)}`
+}
+
+/** A fresh process per sample; the ratios are of the first result (median against median). */
+function coldTable(rows) {
+  const firstOf = (id) => rows.find((r) => r.contenderId === id && r.status === 'ok')?.firstMedian
+  const versus = (r, id) => (firstOf(id) === undefined || r.contenderId === id ? '' : (r.firstMedian / firstOf(id)).toFixed(2))
+  // The peer's name without its parenthesis: `run 2.1.5`.
+  const runName = rows.find((r) => r.contenderId === 'peer-run-cold')?.contender.split(' (')[0] ?? 'run'
+  const head = ['contender', 'median ms to first result', 'median ms to exit', `× \`${runName}\` (first result)`, '× `node -p`', 'samples']
+  const body = rows.map((r) =>
+    r.status === 'ok'
+      ? [
+          `${r.contender}${r.note ? `: ${r.note}` : ''}`,
+          formatMs(r.firstMedian),
+          formatMs(r.exitMedian),
+          versus(r, 'peer-run-cold'),
+          versus(r, 'node-p'),
+          String(r.n),
+        ]
+      : [r.contender, statusCell(r), '', '', '', ''],
+  )
+  return `### Cold: a fresh process's first result\n\n${table(head, body)}`
 }
 
 function throughputTable(rows) {
@@ -77,7 +114,10 @@ export function toMarkdown(results) {
   const lines = [
     `Mode: ${meta.mode}. Node ${meta.node}, ${meta.cpus} × ${meta.cpuModel}, ${meta.platform}. ${meta.date}. Command: \`${meta.command}\`.`,
     '',
-    ...WORKLOADS.filter((w) => results.latency[w.id]).map((w) => `${latencyTable(w, results.latency[w.id])}\n`),
+    ...WORKLOADS.filter((w) => results.latency[w.id]).map(
+      (w) => `${latencyTable(w, results.latency[w.id], w.spaced ? (results.latency[w.spaced] ?? []) : undefined)}\n`,
+    ),
+    ...(results.cold.length > 0 ? [`${coldTable(results.cold)}\n`] : []),
     `${throughputTable(results.throughput)}\n`,
     `${serverLoadTable(results.serverLoad)}\n`,
     `${rssTable(results.rss)}\n`,

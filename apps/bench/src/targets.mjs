@@ -262,6 +262,40 @@ export function checkTargets(results) {
       '≥',
     ),
   )
+  // First contact (issue "first contact"): a fresh process's first result against the peer
+  // `run`, and the CLI's whole life against Node's own start.
+  const cold = (id, field) => results.cold?.find((r) => r.contenderId === id && r.status === 'ok')?.[field]
+  list.push(
+    target(
+      'cold-quickjs',
+      'Cold: cordon QuickJS, fresh process → first result ≤ 0.5× `run`',
+      ratio(cold('cordon-quickjs-cold', 'firstMedian'), cold('peer-run-cold', 'firstMedian')),
+      0.5,
+      '≤',
+    ),
+    target(
+      'cold-select',
+      'Cold: @cordon/select (plain `node`), fresh process → first result ≤ 0.5× `run`',
+      ratio(cold('cordon-select-cold', 'firstMedian'), cold('peer-run-cold', 'firstMedian')),
+      0.5,
+      '≤',
+    ),
+    target(
+      'cold-cli',
+      "Cold: `cordon run -e '1 + 2'` to exit ≤ 2× `node -p '1 + 2'` to exit",
+      ratio(cold('cordon-cli-cold', 'exitMedian'), cold('node-p', 'exitMedian')),
+      2,
+      '≤',
+    ),
+  )
+  // Back to back against spaced: a pool that cannot keep up shows here, not in W1.
+  for (const [id, name] of [
+    ['cordon-quickjs', 'QuickJS'],
+    ['cordon-ivm', 'ivm'],
+    ['cordon-subprocess', 'subprocess'],
+  ]) {
+    list.push(target(`W1b-${id}`, `W1b: cordon ${name} back to back ≤ 1.3× its spaced W1`, ratio(m('W1b', id), m('W1', id)), 1.3, '≤'))
+  }
   list.push({
     upperBound: true,
     ...target(

@@ -12,6 +12,8 @@ export const IN_FLIGHT = 8
 
 export const WORKLOADS = [
   { id: 'W1', title: 'W1 fresh run of `return 1 + 2`', unit: 'run' },
+  // The same runs without the pause W1 gives a pool before each one (plan.mjs: `uses: 'W1'`).
+  { id: 'W1b', title: 'W1b back to back: W1 with no pause between runs', unit: 'run', spaced: 'W1' },
   {
     id: 'W2',
     title: `W2 ${TOOL_CALLS.toLocaleString('en')} sequential \`await host.echo(i)\` in one run`,

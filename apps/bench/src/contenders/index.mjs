@@ -4,6 +4,7 @@ import { cordonContenders } from './cordon.mjs'
 import { coreOnlyContenders } from './core-only.mjs'
 import { nodeVmContenders } from './node-vm.mjs'
 import { peerContenders } from './peer-quickjs.mjs'
+import { peerRunContenders } from './peer-run.mjs'
 import { rawIvmContenders } from './raw-ivm.mjs'
 import { rawNodeContenders } from './raw-node.mjs'
 import { rawQuickJSContenders } from './raw-quickjs.mjs'
@@ -16,6 +17,7 @@ const byId = new Map(
     ...coreOnlyContenders,
     ...nodeVmContenders,
     ...peerContenders,
+    ...peerRunContenders,
     ...rawIvmContenders,
     ...rawNodeContenders,
     ...rawQuickJSContenders,
@@ -32,6 +34,7 @@ export const CONTENDER_ORDER = [
   'raw-quickjs-worker',
   'raw-quickjs-instance',
   'peer-sebastianwessel',
+  'peer-run',
   'cordon-ivm',
   'cordon-ivm-nopool',
   'raw-ivm',
