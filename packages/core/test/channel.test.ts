@@ -10,7 +10,7 @@ import {
   type Order,
   type SandboxBackend,
 } from '../src/backend/index.js'
-import { createChannelledBackend } from './support/channel-backend.js'
+import { createChannelledBackend, linkInThread } from './support/channel-backend.js'
 import { createVmBackend } from '../../conformance/test/fakes/vm-backend.js'
 
 const disposables: { dispose(): Promise<void> }[] = []
@@ -62,6 +62,77 @@ describe('the channel carries the contract', () => {
     expect(await session.run('globalThis.x = 20; x')).toMatchObject({ ok: true, value: 20 })
     expect(await session.run('x + 1')).toMatchObject({ ok: true, value: 21 })
     await session.dispose()
+  })
+})
+
+describe('which far side a run goes to', () => {
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms))
+
+  /** A pool of in-thread far sides over the vm backend, recording which far side each run went to. */
+  function recordingPool() {
+    const runsOn: number[] = []
+    let started = 0
+    const pool = new ChannelPool({
+      label: 'in-thread far side',
+      start(events) {
+        const index = started++
+        const link = linkInThread(createVmBackend(), events)
+        const send = link.transport.send.bind(link.transport)
+        const isRun = (order: unknown) => Array.isArray(order) && order[0] === 'run'
+        return {
+          ...link,
+          transport: {
+            ...link.transport,
+            send(batch) {
+              if (Array.isArray(batch) && batch.some(isRun)) runsOn.push(index)
+              send(batch)
+            },
+          },
+        }
+      },
+      maxSides: 4,
+      minSides: 1,
+      idleMs: 5_000,
+      maxChars: 2 ** 20,
+      stopGraceMs: 200,
+      killGraceMs: 1_000,
+    })
+    const inner = createVmBackend()
+    const sandbox = sandboxOver({
+      specificationVersion: 'v1',
+      name: 'recorded',
+      capabilities: inner.capabilities,
+      prepare: () => pool.warm(),
+      execute: (request) => pool.execute(request),
+      dispose: () => Promise.resolve(pool.dispose({ code: 'ABORTED', message: 'disposed' })),
+    })
+    return { sandbox, runsOn, started: () => started }
+  }
+
+  it('runs after a pause stay on one far side; runs back to back start a second and take turns', async () => {
+    const { sandbox, runsOn, started } = recordingPool()
+    for (let i = 0; i < 4; i++) {
+      expect(await sandbox.run('1')).toMatchObject({ ok: true })
+      await sleep(30)
+    }
+    // prepare() started the first far side ahead of the first run; nothing more was needed.
+    expect(started()).toBe(1)
+    expect(new Set(runsOn)).toEqual(new Set([0]))
+    // Back to back: from the third run in a row a second far side starts; once it has said hello
+    // the runs take turns, the one idle longest first.
+    for (let i = 0; i < 12; i++) await sandbox.run('1')
+    expect(started()).toBe(2)
+    await sleep(50)
+    runsOn.length = 0
+    for (let i = 0; i < 10; i++) await sandbox.run('1')
+    expect(new Set(runsOn)).toEqual(new Set([0, 1]))
+    // After a pause again, the far side used last takes the runs.
+    runsOn.length = 0
+    for (let i = 0; i < 4; i++) {
+      await sleep(30)
+      await sandbox.run('1')
+    }
+    expect(new Set(runsOn).size).toBe(1)
   })
 })
 

@@ -39,7 +39,8 @@ export function createChannelledBackend(inner: () => SandboxBackend, stopGraceMs
   }
 }
 
-function linkInThread(backend: SandboxBackend, events: FarSideEvents): FarSideLink {
+/** A far side in this thread serving `backend`, linked to a pool's `events`. */
+export function linkInThread(backend: SandboxBackend, events: FarSideEvents): FarSideLink {
   let alive = true
   const toNear: unknown[] = []
   const drain = () => {

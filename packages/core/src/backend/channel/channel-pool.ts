@@ -55,13 +55,16 @@ export interface ChannelPoolOptions {
 }
 
 /**
- * Runs arriving back to back: this many run starts within BURST_WINDOW_MS make the pool start
- * far sides up to BURST_SIDES (within maxSides), so that each far side prepares its next engine
- * while another runs, instead of every run waiting for the one far side's rebuild. The extra ones
- * end once idle for idleMs, like any far side above minSides.
+ * Runs back to back: a run that starts while another is in flight, or less than BACK_TO_BACK_MS
+ * after the last one ended (before a far side can have prepared its next engine), goes to the far
+ * side idle longest, which has had the most time to prepare its next engine; a run after a pause
+ * goes to the one used last, whose caches are warm. BURST_RUNS such starts in a row make the pool
+ * start far sides up to BURST_SIDES (within maxSides), so that each prepares its next engine while
+ * another runs instead of every run waiting for the one far side's rebuild. The extra ones end
+ * once idle for idleMs, like any far side above minSides.
  */
-const BURST_RUNS = 4
-const BURST_WINDOW_MS = 250
+const BACK_TO_BACK_MS = 5
+const BURST_RUNS = 3
 const BURST_SIDES = 2
 
 interface FarSide {
@@ -85,10 +88,12 @@ interface FarSide {
 
 /**
  * Of equally loaded far sides, which goes first (lower first): a started one before one still
- * starting, and of those the one idle longest, which has had the most time to prepare its engine.
+ * starting; of those, for a run back to back the one idle longest, else the one used last (see
+ * BACK_TO_BACK_MS).
  */
-function readiness(side: FarSide): number {
-  return side.client.started ? side.freedAt : Number.POSITIVE_INFINITY
+function readiness(side: FarSide, backToBack: boolean): number {
+  if (!side.client.started) return Number.POSITIVE_INFINITY
+  return backToBack ? side.freedAt : -side.freedAt
 }
 
 /**
@@ -101,8 +106,12 @@ export class ChannelPool {
   private readonly sides = new Set<FarSide>()
   private readonly waiters = new Set<Waiter>()
   private closed = false
-  /** When the last BURST_RUNS runs started, oldest first. */
-  private readonly recentStarts: number[] = []
+  /** Runs started back to back in a row (see BACK_TO_BACK_MS). */
+  private streak = 0
+  /** When the last run ended (performance.now()). */
+  private lastEnd = Number.NEGATIVE_INFINITY
+  /** The run starting now is back to back (see BACK_TO_BACK_MS). */
+  private backToBack = false
 
   constructor(private readonly options: ChannelPoolOptions) {}
 
@@ -156,12 +165,12 @@ export class ChannelPool {
     this.loadChanged(side)
   }
 
-  /** Counts a run's start; runs back to back get a second far side (see BURST_RUNS). */
+  /** Counts a run's start; runs back to back get a second far side (see BACK_TO_BACK_MS). */
   private noteStart(): void {
-    const now = performance.now()
-    this.recentStarts.push(now)
-    if (this.recentStarts.length > BURST_RUNS) this.recentStarts.shift()
-    if (this.recentStarts.length === BURST_RUNS && now - this.recentStarts[0]! <= BURST_WINDOW_MS) this.warmUpTo(BURST_SIDES)
+    const inFlight = [...this.sides].some((side) => side.runs > 0)
+    this.backToBack = inFlight || performance.now() - this.lastEnd < BACK_TO_BACK_MS
+    this.streak = this.backToBack ? this.streak + 1 : 0
+    if (this.streak >= BURST_RUNS) this.warmUpTo(BURST_SIDES)
   }
 
   /** Ends every far side; their runs end with `error`. */
@@ -184,7 +193,8 @@ export class ChannelPool {
     let best: FarSide | undefined
     for (const side of this.sides) {
       if ((side.partition !== undefined && side.partition !== partition) || !this.fits(side, memoryMb)) continue
-      if (best === undefined || load(side) < load(best) || (load(side) === load(best) && readiness(side) < readiness(best))) best = side
+      const first = best === undefined || load(side) < load(best)
+      if (first || (load(side) === load(best!) && readiness(side, this.backToBack) < readiness(best!, this.backToBack))) best = side
     }
     if (best !== undefined && load(best) === 0) return best
     if (this.sides.size >= this.options.maxSides && best === undefined) this.endIdleOfOtherPartition(partition)
@@ -270,7 +280,9 @@ export class ChannelPool {
   private give(side: FarSide, memoryMb: number, runs: number): void {
     side.memoryMb -= memoryMb
     side.runs -= runs
-    if (side.runs === 0) side.freedAt = performance.now()
+    const now = performance.now()
+    if (runs > 0) this.lastEnd = now
+    if (side.runs === 0) side.freedAt = now
     this.wake()
     // A retired far side is ended once its last work is done.
     if (side.retired) this.loadChanged(side)
