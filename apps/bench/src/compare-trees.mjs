@@ -1,4 +1,4 @@
-// W1, W3 and W6 of each default backend in two builds of cordon, side by side in one process:
+// W1, W2, W3 and W6 of each default backend in two builds of cordon, side by side in one process:
 // this checkout and another one (an earlier commit, checked out and built elsewhere). It answers
 // "did a change slow the run around the data path?", which the full run cannot (it has one tree).
 // Each measurement runs in a Node process of its own (two builds of isolated-vm cannot share a
@@ -10,7 +10,7 @@ import { resolve } from 'node:path'
 import { fileURLToPath, pathToFileURL } from 'node:url'
 import { untilIdle } from './idle.mjs'
 import { formatMs, formatRate, median } from './stats.mjs'
-import { CORDON_PROGRAMS, FIB_RESULT, IN_FLIGHT, expectEqual } from './workloads.mjs'
+import { CORDON_PROGRAMS, ECHO_SUM, FIB_RESULT, IN_FLIGHT, TOOL_CALLS, expectEqual } from './workloads.mjs'
 
 const args = process.argv.slice(2)
 const option = (name) => (args.includes(name) ? args[args.indexOf(name) + 1] : undefined)
@@ -21,6 +21,7 @@ if (baseDir === undefined) {
 }
 const ROUNDS = Number(option('--rounds') ?? 3)
 const W1_SAMPLES = 150
+const W2_SAMPLES = 8
 const W3_SAMPLES = 12
 const W6_RUNS = 512
 const BASE = { timeoutMs: 60_000, memoryMb: 128 }
@@ -45,8 +46,8 @@ async function sandboxFrom(dir, backend) {
   return sandbox
 }
 
-async function run(sandbox, code) {
-  const r = await sandbox.run(code, BASE)
+async function run(sandbox, code, options) {
+  const r = await sandbox.run(code, { ...BASE, ...options })
   if (!r.ok) throw new Error(`${r.error.code}: ${r.error.message}`)
   return r.value
 }
@@ -59,6 +60,18 @@ async function w1(sandbox) {
     const started = performance.now()
     expectEqual('W1', await run(sandbox, CORDON_PROGRAMS.W1), 3)
     samples.push(performance.now() - started)
+  }
+  return median(samples)
+}
+
+/** W2: TOOL_CALLS sequential awaited tool calls in one run, median µs per call. */
+async function w2(sandbox) {
+  const tools = { 'host.echo': { execute: (i) => i } }
+  const samples = []
+  for (let i = 0; i < W2_SAMPLES; i++) {
+    const started = performance.now()
+    expectEqual('W2', await run(sandbox, CORDON_PROGRAMS.W2, { tools, maxToolCalls: TOOL_CALLS }), ECHO_SUM)
+    samples.push(((performance.now() - started) * 1000) / TOOL_CALLS)
   }
   return median(samples)
 }
@@ -94,7 +107,7 @@ async function measureHere(dir, backend) {
   // A new process: warm the JIT and the pools before anything is timed.
   for (let i = 0; i < 100; i++) await run(sandbox, CORDON_PROGRAMS.W1)
   for (let i = 0; i < 3; i++) await run(sandbox, CORDON_PROGRAMS.W3)
-  const numbers = { W1: await w1(sandbox), W3: await w3(sandbox), W6: await w6(sandbox) }
+  const numbers = { W1: await w1(sandbox), W2: await w2(sandbox), W3: await w3(sandbox), W6: await w6(sandbox) }
   await sandbox.dispose()
   return numbers
 }
@@ -117,12 +130,12 @@ if (args.includes('--child')) {
 const rows = []
 for (const backend of only) {
   if (!(backend in BACKENDS)) throw new Error(`unknown backend ${backend}: one of ${Object.keys(BACKENDS).join(', ')}`)
-  const results = trees.map(() => ({ W1: [], W3: [], W6: [] }))
+  const results = trees.map(() => ({ W1: [], W2: [], W3: [], W6: [] }))
   for (let round = 0; round < ROUNDS; round++) {
     // The tree that goes first alternates, so neither always finds the machine fresher.
     for (const t of round % 2 === 0 ? [0, 1] : [1, 0]) {
       const numbers = measureInChild(trees[t].dir, backend)
-      for (const key of ['W1', 'W3', 'W6']) results[t][key].push(numbers[key])
+      for (const key of ['W1', 'W2', 'W3', 'W6']) results[t][key].push(numbers[key])
     }
     console.error(`${backend}: round ${round + 1} of ${ROUNDS} done`)
   }
@@ -130,13 +143,15 @@ for (const backend of only) {
 }
 
 const list = (values, format) => values.map(format).join(' / ')
-console.log(`| backend | tree | W1 median, ms (each round) | W3 median, ms | W6 runs/s |`)
-console.log(`| --- | --- | --- | --- | --- |`)
+console.log(`| backend | tree | W1 median, ms (each round) | W2 µs per call | W3 median, ms | W6 runs/s |`)
+console.log(`| --- | --- | --- | --- | --- | --- |`)
 for (const { backend, results } of rows) {
   results.forEach((r, t) => {
-    console.log(`| ${backend} | ${trees[t].label} | ${list(r.W1, formatMs)} | ${list(r.W3, formatMs)} | ${list(r.W6, formatRate)} |`)
+    console.log(
+      `| ${backend} | ${trees[t].label} | ${list(r.W1, formatMs)} | ${list(r.W2, (us) => us.toFixed(1))} | ${list(r.W3, formatMs)} | ${list(r.W6, formatRate)} |`,
+    )
   })
 }
 console.log(
-  `\nbase: ${trees[0].dir}; ${ROUNDS} rounds; W1 after a 15 ms idle, median of ${W1_SAMPLES}; W3 fib(27) back to back, median of ${W3_SAMPLES}; W6 ${W6_RUNS} W1 runs, ${IN_FLIGHT} in flight.`,
+  `\nbase: ${trees[0].dir}; ${ROUNDS} rounds; W1 after a 15 ms idle, median of ${W1_SAMPLES}; W2 ${TOOL_CALLS} awaited tool calls in a run, median of ${W2_SAMPLES}; W3 fib(27) back to back, median of ${W3_SAMPLES}; W6 ${W6_RUNS} W1 runs, ${IN_FLIGHT} in flight.`,
 )
