@@ -48,7 +48,7 @@ interface ProbeInput {
   keep: boolean
 }
 
-/** Imports, creates and test-runs one candidate; never throws. Disposes what it created. */
+/** Imports, creates and test-runs one candidate; never throws. Disposes what it created, unless `keep` and it works (Probe.kept). */
 export async function probeCandidate(input: ProbeInput): Promise<Probe> {
   const started = performance.now()
   const finish = (probe: Omit<Probe, 'probeMs'>): Probe => ({ ...probe, probeMs: Math.round(performance.now() - started) })
