@@ -64,12 +64,12 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): QuickJSBa
       }
     },
     prepare() {
-      // The module, the image and the first worker get ready while core checks the program.
-      if (!disposed)
-        void ready().then(
-          (workers) => workers.warm(),
-          () => undefined,
-        )
+      // Once per pool: the module, the image and the first worker get ready while core checks the program.
+      if (disposed || pool !== undefined) return
+      void ready().then(
+        (workers) => workers.warm(),
+        () => undefined,
+      )
     },
     async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
       if (request.signal.aborted) return notStarted(request)

@@ -1,5 +1,6 @@
 import { resolveOptions } from '../options.js'
 import { encodeImageFile, runtimeFingerprint, sha256 } from './image-file.js'
+import type { WasiContext } from './wasi-context.js'
 import { takeWasiImage } from './wasi-image.js'
 import { loadWasiBuild, measureWasi } from './wasi-maker.js'
 
@@ -13,12 +14,10 @@ export async function makeImageFile(): Promise<Uint8Array> {
   const build = await loadWasiBuild(settings)
   if (build.bytes === undefined) throw new Error('quickjs.wasm was not read')
   const { engine, ...sizes } = await measureWasi(build, settings.maxStackSizeBytes)
+  const quickjsWasi = (engine.context as WasiContext).vm.versions['quickjs-wasi'] ?? 'unknown'
   engine.runtime.dispose()
   const image = await takeWasiImage(build, settings.maxStackSizeBytes)
   if (image === undefined) throw new Error('the engine image failed its checks')
-  const vm = await build.wasi.QuickJS.create({ wasm: build.module })
-  const quickjsWasi = vm.versions['quickjs-wasi'] ?? 'unknown'
-  vm.dispose()
   return encodeImageFile(build.wasi, image, {
     quickjsWasi,
     wasmSha256: await sha256(build.bytes),

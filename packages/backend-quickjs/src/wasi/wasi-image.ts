@@ -122,7 +122,8 @@ function fixedClockAndEntropy(memory: WebAssembly.Memory) {
 /**
  * The time origin's two words: the context's double (exactly the image's clock) and the boxed
  * value of `performance.timeOrigin` (the only other word whose low half is the clock's: QuickJS
- * boxes a double by adding a constant to its high half). Undefined unless each is exactly one.
+ * boxes a double by adding a constant to its high half). Undefined unless each is exactly one and
+ * the first lies in the context.
  */
 function timeOriginWords(snapshot: Snapshot): Pick<WasiImage, 'timeOriginAddress' | 'timeOriginValue'> | undefined {
   const clock = doubleBits(IMAGE_CLOCK_MS)
@@ -134,10 +135,11 @@ function timeOriginWords(snapshot: Snapshot): Pick<WasiImage, 'timeOriginAddress
     if (words.getBigUint64(at, true) === clock) exact.push(at)
     else boxed.push(at)
   }
-  const inContext = exact.filter((at) => at >= snapshot.contextPtr && at < snapshot.contextPtr + CONTEXT_STRUCT_BYTES)
-  if (inContext.length !== 1 || exact.length !== 1 || boxed.length !== 1) return undefined
-  const boxing = BigInt.asUintN(64, words.getBigUint64(boxed[0]!, true) - clock)
-  return { timeOriginAddress: inContext[0]!, timeOriginValue: { address: boxed[0]!, boxing } }
+  const [origin, value] = [exact[0]!, boxed[0]!]
+  const inContext = origin >= snapshot.contextPtr && origin < snapshot.contextPtr + CONTEXT_STRUCT_BYTES
+  if (exact.length !== 1 || boxed.length !== 1 || !inContext) return undefined
+  const boxing = BigInt.asUintN(64, words.getBigUint64(value, true) - clock)
+  return { timeOriginAddress: origin, timeOriginValue: { address: value, boxing } }
 }
 
 function doubleBits(value: number): bigint {

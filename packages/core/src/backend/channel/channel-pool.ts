@@ -87,13 +87,14 @@ interface FarSide {
 }
 
 /**
- * Of equally loaded far sides, which goes first (lower first): a started one before one still
- * starting; of those, for a run back to back the one idle longest, else the one used last (see
- * BACK_TO_BACK_MS).
+ * Whether far side `a` goes before `b`: the less loaded; of equally loaded ones, a started one
+ * before one still starting, then for a run back to back the one idle longest, else the one used
+ * last (see BACK_TO_BACK_MS).
  */
-function readiness(side: FarSide, backToBack: boolean): number {
-  if (!side.client.started) return Number.POSITIVE_INFINITY
-  return backToBack ? side.freedAt : -side.freedAt
+function goesBefore(a: FarSide, b: FarSide, backToBack: boolean): boolean {
+  if (load(a) !== load(b)) return load(a) < load(b)
+  const readiness = (side: FarSide) => (!side.client.started ? Number.POSITIVE_INFINITY : backToBack ? side.freedAt : -side.freedAt)
+  return readiness(a) < readiness(b)
 }
 
 /**
@@ -110,18 +111,16 @@ export class ChannelPool {
   private streak = 0
   /** When the last run ended (performance.now()). */
   private lastEnd = Number.NEGATIVE_INFINITY
-  /** The run starting now is back to back (see BACK_TO_BACK_MS). */
-  private backToBack = false
 
   constructor(private readonly options: ChannelPoolOptions) {}
 
   async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    this.noteStart()
+    const backToBack = this.noteStart()
     const memoryMb = request.limits.memoryMb
     const partition = this.partitionOf(request.partition)
     let side: FarSide | undefined
     try {
-      side = this.pick(memoryMb, partition)
+      side = this.pick(memoryMb, partition, backToBack)
       if (side !== undefined) this.take(side, memoryMb, 1, partition)
       // A waiter is granted its room already taken.
       else side = await this.waitForRoom(request)
@@ -165,12 +164,13 @@ export class ChannelPool {
     this.loadChanged(side)
   }
 
-  /** Counts a run's start; runs back to back get a second far side (see BACK_TO_BACK_MS). */
-  private noteStart(): void {
-    const inFlight = [...this.sides].some((side) => side.runs > 0)
-    this.backToBack = inFlight || performance.now() - this.lastEnd < BACK_TO_BACK_MS
-    this.streak = this.backToBack ? this.streak + 1 : 0
+  /** Counts a run's start, and whether it is back to back; such runs in a row get a second far side (see BACK_TO_BACK_MS). */
+  private noteStart(): boolean {
+    let backToBack = performance.now() - this.lastEnd < BACK_TO_BACK_MS
+    for (const side of this.sides) backToBack ||= side.runs > 0
+    this.streak = backToBack ? this.streak + 1 : 0
     if (this.streak >= BURST_RUNS) this.warmUpTo(BURST_SIDES)
+    return backToBack
   }
 
   /** Ends every far side; their runs end with `error`. */
@@ -183,18 +183,17 @@ export class ChannelPool {
   }
 
   /**
-   * A far side with room for the run: an idle one, else a new one, else the least loaded one;
+   * A far side with room for the run: an idle one (which of them: goesBefore), else a new one, else the least loaded one;
    * undefined when all are full. Only far sides of the run's partition, or not yet given to any
    * (a started or warmed one), qualify; a request without a partition (a backend's own check)
    * takes only the latter.
    */
-  private pick(memoryMb: number, partition: string | undefined): FarSide | undefined {
+  private pick(memoryMb: number, partition: string | undefined, backToBack = false): FarSide | undefined {
     if (this.closed) throw new SandboxError('DISPOSED', 'the backend was disposed')
     let best: FarSide | undefined
     for (const side of this.sides) {
       if ((side.partition !== undefined && side.partition !== partition) || !this.fits(side, memoryMb)) continue
-      const first = best === undefined || load(side) < load(best)
-      if (first || (load(side) === load(best!) && readiness(side, this.backToBack) < readiness(best!, this.backToBack))) best = side
+      if (best === undefined || goesBefore(side, best, backToBack)) best = side
     }
     if (best !== undefined && load(best) === 0) return best
     if (this.sides.size >= this.options.maxSides && best === undefined) this.endIdleOfOtherPartition(partition)
