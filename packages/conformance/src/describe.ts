@@ -11,6 +11,7 @@ import { faultChecks, type FaultHarness } from './groups/faults.js'
 import { modulesChecks } from './groups/modules.js'
 import { admissionChecks } from './groups/admission.js'
 import { tracesChecks } from './groups/traces.js'
+import { inspectorChecks } from './groups/inspector.js'
 import { isolationChecks } from './groups/isolation.js'
 import { lifecycleChecks } from './groups/lifecycle.js'
 import { limitsChecks } from './groups/limits.js'
@@ -50,6 +51,7 @@ export const conformanceGroups: Readonly<Record<ConformanceGroup, readonly Confo
   modules: modulesChecks,
   admission: admissionChecks,
   traces: tracesChecks,
+  inspector: inspectorChecks,
 })
 
 export const conformanceChecks: readonly ConformanceCheck[] = Object.values(conformanceGroups).flat()
@@ -117,6 +119,7 @@ export const describeDurable = describer('durable')
 export const describeModules = describer('modules')
 export const describeAdmission = describer('admission')
 export const describeTraces = describer('traces')
+export const describeInspector = describer('inspector')
 
 /**
  * Every group (or `options.groups`), each with its own backend and sandbox. To keep the

@@ -21,6 +21,7 @@ export {
   describeSessions,
   describeTools,
   describeTraces,
+  describeInspector,
   describeValues,
 } from './describe.js'
 export { CONFORMANCE_GROUPS, QUIET_GROUPS, SHARED_GROUPS } from './types.js'

@@ -26,6 +26,7 @@ export const CONFORMANCE_GROUPS = [
   'modules',
   'admission',
   'traces',
+  'inspector',
 ] as const
 
 export type ConformanceGroup = (typeof CONFORMANCE_GROUPS)[number]

@@ -9,6 +9,8 @@ export type { LogEntry, LogLevel, RunError, RunFailure, RunInterrupt, RunInterru
 export type { DurableOptions } from './durable/durable-options.js'
 export type { AdmissionOptions } from './admission/admission-options.js'
 export type { TraceOptions } from './trace/trace-options.js'
+export type { CpuProfileOptions, InspectorEndpoint, InspectorOptions } from './inspector/inspector-options.js'
+export type { CpuProfile, CpuProfileCallFrame, CpuProfileNode } from './inspector/cpu-profile.js'
 export type { ResumeOptions } from './durable/resume-options.js'
 export type { ToolInterrupt } from './durable/interrupt.js'
 export { DEFAULT_LIMITS, LIMIT_ENV_VARS, LIMIT_NAMES, resolveLimits } from './limits.js'

@@ -6,6 +6,7 @@ import type { AdmissionOptions } from './admission/admission-options.js'
 import type { TraceOptions } from './trace/trace-options.js'
 import type { RunEventListener } from './run/events.js'
 import type { ModuleMap } from './modules/module-options.js'
+import type { CpuProfileOptions, InspectorOptions } from './inspector/inspector-options.js'
 
 /** JSON Schema object (draft-07 or 2020-12, chosen by `$schema`; 2020-12 when absent). */
 export type JsonSchema = Record<string, unknown> | boolean
@@ -110,6 +111,22 @@ export interface RunOptions extends Partial<Limits> {
    * `TraceOptions.includeValues`); `false` turns it off.
    */
   trace?: boolean | TraceOptions
+  /**
+   * Debug the program with Chrome DevTools (or any Chrome DevTools Protocol client): the guest's
+   * engine listens on a loopback WebSocket at an unguessable path while the run lasts, showing the
+   * code as the user wrote it (TypeScript included) and skipping cordon's own runtime. Whoever
+   * connects controls the guest, tools included: for development only (SECURITY.md). Needs
+   * `capabilities.inspector` (the V8 backends); elsewhere, and in sessions, the run ends with
+   * UNSUPPORTED. Off by default; the deadline still applies unless `suspendDeadline`.
+   */
+  inspector?: boolean | InspectorOptions
+  /**
+   * Record a CPU profile of the run: `result.cpuProfile`, in the `.cpuprofile` format DevTools
+   * loads, with the program's frames at the positions the user wrote. Taken when the program ends
+   * by itself (a value or an error), not when it is stopped (deadline, abort, a limit). Needs
+   * `capabilities.inspector`, as `inspector`.
+   */
+  cpuProfile?: boolean | CpuProfileOptions
 }
 
 /** Defaults for every run of one sandbox; `run` options win. */

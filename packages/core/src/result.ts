@@ -1,3 +1,4 @@
+import type { CpuProfile } from './inspector/cpu-profile.js'
 import type { ErrorCode } from './errors.js'
 
 export type LogLevel = 'log' | 'info' | 'warn' | 'error' | 'debug'
@@ -52,6 +53,8 @@ export interface RunSuccess<T = unknown> {
   value: T
   logs: LogEntry[]
   stats: RunStats
+  /** The guest's CPU profile, when the run asked for one (`cpuProfile`) and the program ran to its end. */
+  cpuProfile?: CpuProfile
   interrupted?: undefined
 }
 
@@ -61,6 +64,8 @@ export interface RunFailure {
   error: RunError
   logs: LogEntry[]
   stats: RunStats
+  /** The guest's CPU profile, when the run asked for one (`cpuProfile`) and the program ran to its end. */
+  cpuProfile?: CpuProfile
   interrupted?: undefined
 }
 
@@ -91,6 +96,8 @@ export interface RunInterrupted {
   continuation: string
   /** The continuation's random id, for your own bookkeeping and `durable.claim` (single use). */
   continuationId: string
+  /** A paused run has no profile. */
+  cpuProfile?: undefined
   /** Logs and stats of this run so far (a resume replays the program, so its logs start over). */
   logs: LogEntry[]
   stats: RunStats

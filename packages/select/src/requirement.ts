@@ -12,6 +12,7 @@ const CAPABILITY_VALUES = {
   networkIsolation: [true, false],
   sessions: [true, false],
   preemptive: [true, false],
+  inspector: [true, false],
 } as const satisfies { [K in keyof BackendCapabilities]: readonly BackendCapabilities[K][] }
 
 function invalid(message: string): never {

@@ -14,6 +14,8 @@ export type {
   ToolBridge,
   ToolDescriptor,
 } from './v1/sandbox-backend.js'
+export { RUNTIME_SCRIPT_PREFIX } from './v1/inspector-hooks.js'
+export type { EngineInspector, EngineInspectorSession, InspectorHooks } from './v1/inspector-hooks.js'
 export type { BackendFactory } from './backend-factory.js'
 export { unmetCapabilities } from './capability-requirement.js'
 export type { CapabilityRequirement } from './capability-requirement.js'

@@ -14,6 +14,7 @@ import { findFencedBlock, isTypeScriptLang } from './fences.js'
 import { parseGuestCode } from './language.js'
 import { isInsideComment, lineColumn, verify, type ParseFailure } from './parse.js'
 import { lineStartsOf, rememberEdits, toUserPosition } from './positions.js'
+import { rememberBody } from './program-body.js'
 import { applyEdits } from './splice.js'
 import { transformStatements } from './transform.js'
 import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
@@ -22,6 +23,7 @@ import { parseScript } from './parse.js'
 
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
 export { toUserPosition } from './positions.js'
+export { bodyOf } from './program-body.js'
 
 export interface NormalizeOptions {
   /** Session programs: top-level declarations persist as globals for the next run (persist.ts). */
@@ -88,6 +90,7 @@ async function normalizeUncached(code: string, persistTopLevel: boolean, imports
     })
   }
   rememberEdits(program, edits)
+  rememberBody(program, body)
 
   // 5. The result must parse as one wrapper expression. Skipped when step 3 already parsed this
   //    very text in that shape, or that text with the last expression merely parenthesised.

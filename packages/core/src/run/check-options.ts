@@ -6,6 +6,7 @@ import { resolveFetchPolicy } from '../fetch/fetch-options.js'
 import { checkModules } from '../modules/module-options.js'
 import { ADMISSION_OPTION_NAMES } from '../admission/admission-options.js'
 import { resolveTraceOptions } from '../trace/trace-options.js'
+import { resolveInspectorPlan } from '../inspector/inspector-options.js'
 
 const KNOWN_KEYS = new Set<string>([
   'tools',
@@ -18,6 +19,8 @@ const KNOWN_KEYS = new Set<string>([
   'fetch',
   'modules',
   'trace',
+  'inspector',
+  'cpuProfile',
   ...LIMIT_NAMES,
 ])
 const SUGGESTIONS: Record<string, string> = {
@@ -37,6 +40,10 @@ const SUGGESTIONS: Record<string, string> = {
   includeToolValues: 'includeToolValuesInEvents',
   logValues: 'logArgs',
   consoleArgs: 'logArgs',
+  debug: 'inspector',
+  inspect: 'inspector',
+  profile: 'cpuProfile',
+  cpuProf: 'cpuProfile',
 }
 
 function invalid(message: string): never {
@@ -87,6 +94,7 @@ export function checkOptions(options: unknown, source: string, allowSignal: bool
   resolveFetchPolicy(record.fetch, source)
   checkModules(record.modules, source)
   resolveTraceOptions(record.trace, source)
+  resolveInspectorPlan(record.inspector as never, record.cpuProfile as never, source)
   return limits
 }
 

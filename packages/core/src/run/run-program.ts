@@ -22,6 +22,10 @@ import type { LoadedModules } from '../modules/load-modules.js'
 import { renameModuleFrames, type ModuleSpan } from '../modules/link-program.js'
 import { linkRunModules } from '../modules/run-modules.js'
 import { PROGRAM_POSITION, userStack } from './user-stack.js'
+import { resolveInspectorPlan, type InspectorPlan } from '../inspector/inspector-options.js'
+import { RunInspector } from '../inspector/run-inspector.js'
+import { programSourceName, withSourceMap } from '../inspector/program-source-map.js'
+import { toUserProfile } from '../inspector/cpu-profile.js'
 
 export interface RunPlan {
   backend: SandboxBackend
@@ -51,6 +55,9 @@ export interface RunPlan {
   refused?: SandboxError
 }
 
+/** The longest a timer waits (2^31 - 1 ms, ~24.8 days): a suspended deadline. */
+const SUSPENDED_DEADLINE_MS = 2 ** 31 - 1
+
 const NOT_DURABLE = 'this sandbox has no durable keys: createSandbox(backend, { durable: { keys: [secret] } })'
 const SESSION_CANNOT_PAUSE =
   'a session run cannot pause: its guest state lives in memory between runs and cannot be resumed elsewhere; use sandbox.run'
@@ -60,8 +67,10 @@ export async function prepareRun(plan: RunPlan): Promise<{
   globalsWire: string
   validators: Awaited<ReturnType<typeof compileValidators>>
   fetchPolicy: FetchPolicy | undefined
+  inspector: InspectorPlan | undefined
 }> {
   const globals = plan.options.globals
+  const inspector = resolveInspectorPlan(plan.options.inspector, plan.options.cpuProfile, 'run options')
   const fetchPolicy = resolveFetchPolicy(plan.options.fetch, 'run options')
   if (fetchPolicy !== undefined) checkFetchNames(plan.registry, globals)
   let globalsWire = 'null'
@@ -77,7 +86,7 @@ export async function prepareRun(plan: RunPlan): Promise<{
       throw new SandboxError('INVALID_OPTIONS', `globals: ${message}`)
     }
   }
-  return { globalsWire, validators: await compileValidators(plan.registry.byName), fetchPolicy }
+  return { globalsWire, validators: await compileValidators(plan.registry.byName), fetchPolicy, inspector }
 }
 
 /** With `fetch`, the guest's fetch API names are taken: no tool namespace or global may use them. */
@@ -94,7 +103,9 @@ function checkFetchNames(registry: ToolRegistry, globals: Record<string, unknown
 
 export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typeof prepareRun>>): Promise<RunResult> {
   const { backend, limits } = plan
-  const runStop = new RunStop(limits.timeoutMs, plan.options.signal, plan.startedAt)
+  // A debugger's `suspendDeadline`: the host said this run may take as long as its person needs.
+  const timeoutMs = prepared.inspector?.debugger?.suspendDeadline === true ? SUSPENDED_DEADLINE_MS : limits.timeoutMs
+  const runStop = new RunStop(timeoutMs, plan.options.signal, plan.startedAt)
   const { onEvent } = plan.options
   const events =
     onEvent === undefined
@@ -125,8 +136,10 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   )
   let executed = false
   let spans: ModuleSpan[] | undefined
+  let inspector: RunInspector | undefined
   const finish = async (outcome: ExecuteOutcome, program?: NormalizedProgram): Promise<RunResult> => {
     const reason = runStop.reason
+    const profile = inspector?.close('the run ended')
     plan.session?.ended({ executed, stopped: reason !== undefined })
     runStop.finish()
     runFetch?.close()
@@ -152,6 +165,9 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         spans,
       )
     }
+    if (profile !== undefined && program !== undefined && result.interrupted === undefined) {
+      result.cpuProfile = toUserProfile(profile, program, GUEST_FILENAME, programSourceName(program))
+    }
     if (!toolStop.signal.aborted) toolStop.abort(runEndedError())
     if (events !== undefined) {
       // Every call that had its tool-start gets its end before the result event, the last one.
@@ -175,7 +191,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   }
   if (plan.options.signal?.aborted) runStop.stop(new SandboxError('ABORTED', 'the run was aborted before it started'))
   if (runStop.reason) return finish({ ok: false, error: { code: runStop.reason.code, message: runStop.reason.message } })
-  const unsupported = unsupportedFeature(plan)
+  const unsupported = unsupportedFeature(plan, prepared.inspector)
   if (unsupported) return finish({ ok: false, error: { code: 'UNSUPPORTED', message: unsupported } })
 
   const modules = plan.options.modules
@@ -198,6 +214,20 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
     if ('error' in linked) return finish({ ok: false, error: linked.error })
     script = linked.script
     spans = linked.spans
+  }
+  if (prepared.inspector !== undefined) {
+    // The debugger shows the user's code through a source map (not with modules: their linking
+    // moves the program).
+    if (prepared.inspector.debugger !== undefined && modules === undefined)
+      script = await withSourceMap(script, program, plan.code, GUEST_FILENAME)
+    const firstLine = script.slice(0, script.search(/[\r\n]|$/))
+    inspector = new RunInspector(prepared.inspector, runStop.signal, GUEST_FILENAME, firstLine.lastIndexOf('{') + 1)
+    try {
+      await inspector.listen()
+    } catch (error) {
+      const { code, message } = isSandboxError(error) ? error : new SandboxError('INTERNAL', String(error))
+      return finish({ ok: false, error: { code, message } })
+    }
   }
   const clock = plan.durable === undefined ? '' : `,"clock":${JSON.stringify(plan.durable.clock)}`
   const setup = `{"tools":${JSON.stringify(plan.registry.descriptors)},"limits":${JSON.stringify({
@@ -224,6 +254,7 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
         host: bridge,
         partition: plan.partition,
         ...(plan.traceparent === undefined ? {} : { traceparent: plan.traceparent }),
+        ...(inspector === undefined ? {} : { inspector }),
       }).catch((error: unknown): ExecuteOutcome => ({ ok: false, error: crashError(error) })),
       watchdog.promise.then((): ExecuteOutcome => ({
         ok: false,
@@ -239,8 +270,14 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   return finish(outcome, program)
 }
 
-function unsupportedFeature(plan: RunPlan): string | undefined {
+function unsupportedFeature(plan: RunPlan, inspector: InspectorPlan | undefined): string | undefined {
   const caps = plan.backend.capabilities
+  if (inspector !== undefined) {
+    const asked = inspector.debugger === undefined ? 'cpuProfile' : 'inspector'
+    if (caps.inspector !== true)
+      return `backend ${plan.backend.name} has no inspector (capabilities.inspector is false): ${asked} cannot work there`
+    if (plan.session !== undefined) return `${asked} is not available in sessions yet; use sandbox.run`
+  }
   if (plan.registry.hasSync && !caps.syncHostCalls) {
     return `backend ${plan.backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`
   }

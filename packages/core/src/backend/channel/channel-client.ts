@@ -7,6 +7,7 @@ import { timeoutError, watchStop } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest } from '../v1/sandbox-backend.js'
 import { CHANNEL_VERSION, parseReport, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
 import { RUN_SLOTS, clearStop, raiseStop } from './stop-flags.js'
+import { NearInspector } from './inspector-relay.js'
 
 /** How the host talks to one far side. */
 export interface NearTransport {
@@ -51,6 +52,8 @@ interface NearRun {
   resolved: boolean
   stopWatch: () => void
   timer: ReturnType<typeof setTimeout> | undefined
+  /** The run's inspector, driving the far engine's sessions (requests with `inspector`). */
+  inspector?: NearInspector
 }
 
 interface Pending<T> {
@@ -141,6 +144,7 @@ export class ChannelClient {
         stopWatch: () => {},
         timer: undefined,
       }
+      if (request.inspector !== undefined) run.inspector = new NearInspector(request.inspector, runId, (order) => this.post(order))
       this.runs.set(runId, run)
       this.options.onLoad?.()
       run.stopWatch = watchStop(request, (error) => this.stopRun(runId, error))
@@ -148,6 +152,7 @@ export class ChannelClient {
       const order: RunOrder = { script, filename, setup, tools: [...tools], limits, timeLeftMs: Math.max(0, deadline - Date.now()) }
       if (traceparent !== undefined) order.traceparent = traceparent
       if (ref !== undefined) order.ref = ref
+      if (run.inspector !== undefined) order.inspector = true
       this.post(['run', runId, sessionId, slot, order])
     })
   }
@@ -280,6 +285,16 @@ export class ChannelClient {
       case 'warn':
         this.options.onWarn?.(report[1])
         return undefined
+      case 'inspect-attached':
+      case 'inspect-message':
+      case 'inspect-wait': {
+        const inspector = this.runs.get(report[1])?.inspector
+        if (inspector === undefined) return 'inspector reports for a run without an inspector'
+        if (report[0] === 'inspect-attached') inspector.attached()
+        else if (report[0] === 'inspect-message') inspector.message(report[2], report[3])
+        else inspector.wait(report[2])
+        return undefined
+      }
     }
   }
 

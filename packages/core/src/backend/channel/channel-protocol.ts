@@ -13,6 +13,16 @@
  * - `['open', sessionId, memoryMb]`               open a session
  * - `['usage', sessionId, askId]`                 ask a session's heap size
  * - `['close', sessionId]`                        dispose a session
+ * - `['inspect-open', runId, inspectId]`          open an inspector session on the run's engine
+ *                                                 (runs whose order has `inspector`; see
+ *                                                 InspectorHooks)
+ * - `['inspect-send', runId, inspectId, message]` a CDP message for that session
+ * - `['inspect-close', runId, inspectId]`         end that session
+ * - `['inspect-go', runId, phase]`                the host's inspector is ready: the run may go
+ *                                                 past `phase` ('start' or 'end')
+ *
+ * The inspector orders are never accepted from strangers: `parseOrder` refuses them and drops
+ * `inspector` from run orders (whoever drives an engine's inspector controls its guest).
  *
  * Orders are trusted where the near side is the host itself (a worker, a child it started); a far
  * side that serves strangers (a server) checks each one with `parseOrder` first.
@@ -33,6 +43,10 @@
  * - `['call-sync', runId, name, args]`            a synchronous tool call: the far side blocks
  *                                                 until the transport's reply line brings the
  *                                                 `SyncReply` (only where the transport has one)
+ * - `['inspect-attached', runId]`                 the run's engine can take inspector sessions
+ * - `['inspect-message', runId, inspectId, message]` a CDP message from that session's engine
+ * - `['inspect-wait', runId, phase]`              the run waits for `inspect-go` before going past
+ *                                                 `phase` (its program's start, its engine's end)
  */
 import { ERROR_CODES, type ErrorCode } from '../../errors.js'
 import type { RunError } from '../../result.js'
@@ -54,7 +68,12 @@ export interface RunOrder {
   traceparent?: string
   /** The near side's own id for the run, for the far side's logs (`[\w.:-]`, at most 100). */
   ref?: string
+  /** The run has an inspector (a debugger or a CPU profile): see the inspector orders. Trusted far sides only. */
+  inspector?: true
 }
+
+/** Where a run with an inspector waits for the host: before its program starts, before its engine goes. */
+export type InspectPhase = 'start' | 'end'
 
 export type Order =
   | ['run', number, number, number, RunOrder]
@@ -63,6 +82,10 @@ export type Order =
   | ['open', number, number]
   | ['usage', number, number]
   | ['close', number]
+  | ['inspect-open', number, number]
+  | ['inspect-send', number, number, string]
+  | ['inspect-close', number, number]
+  | ['inspect-go', number, InspectPhase]
 
 export type Report =
   | ['hello', number]
@@ -74,6 +97,9 @@ export type Report =
   | ['closed', number]
   | ['warn', string]
   | ['call-sync', number, string, string]
+  | ['inspect-attached', number]
+  | ['inspect-message', number, number, string]
+  | ['inspect-wait', number, InspectPhase]
 
 /** The answer to a synchronous tool call: the result in wire format, or the error the guest sees. */
 export type SyncReply = { ok: true; value: string } | { ok: false; name?: string; message: string; code?: string }
@@ -135,6 +161,12 @@ export function parseReport(message: unknown, caps: ReportCaps): Report | string
       return size === 2 && text(a) ? ['warn', a] : 'malformed warn'
     case 'call-sync':
       return size === 4 && isId(a) && text(b) && text(c) ? ['call-sync', a, b, c] : 'malformed call-sync'
+    case 'inspect-attached':
+      return size === 2 && isId(a) ? ['inspect-attached', a] : 'malformed inspect-attached'
+    case 'inspect-message':
+      return size === 4 && isId(a) && isId(b) && text(c) ? ['inspect-message', a, b, c] : 'malformed inspect-message'
+    case 'inspect-wait':
+      return size === 3 && isId(a) && (b === 'start' || b === 'end') ? ['inspect-wait', a, b] : 'malformed inspect-wait'
     default:
       return 'unknown report kind'
   }

@@ -4,6 +4,7 @@ import { RunStop, setStopPoll } from '../run-stop.js'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '../v1/sandbox-backend.js'
 import { CHANNEL_VERSION, type Order, type Report, type RunOrder, type SyncReply } from './channel-protocol.js'
 import { stopRaised } from './stop-flags.js'
+import { FarInspector } from './inspector-relay.js'
 import { packLogEntry } from '../log-entries.js'
 import { toolFailureError, toolFailureFromPayload, toolFailureOf } from '../../tool-failure.js'
 
@@ -30,6 +31,8 @@ export interface ServeOptions {
 interface FarRun {
   stop: RunStop
   calls: Map<number, { resolve: (value: string) => void; reject: (error: Error) => void }>
+  /** The run's inspector, relayed to the host (runs whose order has `inspector`). */
+  inspector?: FarInspector
 }
 
 /**
@@ -86,6 +89,7 @@ export function serveBackend(
       })
     }
     const run: FarRun = { stop, calls: new Map() }
+    if (order.inspector === true) run.inspector = new FarInspector(runId, queue, stop.signal)
     runs.set(runId, run)
     let nextCall = 0
     const request: ExecuteRequest = {
@@ -98,6 +102,7 @@ export function serveBackend(
       signal: stop.signal,
       ...(options.partition === undefined ? {} : { partition: options.partition }),
       ...(order.traceparent === undefined ? {} : { traceparent: order.traceparent }),
+      ...(run.inspector === undefined ? {} : { inspector: run.inspector.hooks }),
       host: {
         log: (level, message, args) => queueLog(runId, packLogEntry(level, message, args)),
         callTool: (name, args) => {
@@ -138,6 +143,7 @@ export function serveBackend(
       .catch((error: unknown) => failure({ code: 'INTERNAL', message: 'the backend failed: ' + describe(error) }))
       .then((outcome) => {
         stop.finish()
+        run.inspector?.end()
         runs.delete(runId)
         for (const call of run.calls.values()) call.reject(new Error('the run has ended'))
         queue(['done', runId, outcome, session?.alive ?? false])
@@ -195,6 +201,11 @@ export function serveBackend(
         )
         return
       }
+      case 'inspect-open':
+      case 'inspect-send':
+      case 'inspect-close':
+      case 'inspect-go':
+        return runs.get(order[1])?.inspector?.receive(order)
       case 'close': {
         const sessionId = order[1]
         const session = sessions.get(sessionId)

@@ -28,11 +28,16 @@ export interface BackendCapabilities {
    * spins, and an abort, the deadline or dispose stops even a guest that never yields, at once.
    */
   preemptive: boolean
+  /**
+   * `RunOptions.inspector` (a Chrome DevTools Protocol debugger) and `RunOptions.cpuProfile` work:
+   * `execute` takes `ExecuteRequest.inspector`. Optional in the v1 manifest: absent is false.
+   */
+  inspector?: boolean
 }
 
 /** Capability keys that are yes/no, for `require` filters and test selection. */
 export type BooleanCapability = {
-  [K in keyof BackendCapabilities]: BackendCapabilities[K] extends boolean ? K : never
+  [K in keyof BackendCapabilities]-?: BackendCapabilities[K] extends boolean ? K : never
 }[keyof BackendCapabilities]
 
 /** Every `isolation` value of the v1 manifest. */

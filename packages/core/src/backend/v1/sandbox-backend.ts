@@ -1,3 +1,4 @@
+import type { InspectorHooks } from './inspector-hooks.js'
 import type { LogLevel, RunError } from '../../result.js'
 import type { BackendCapabilities } from './capabilities.js'
 import type { ResolvedLimits } from '../../limits.js'
@@ -70,6 +71,13 @@ export interface ExecuteRequest {
    * records the run: a backend whose far side logs or traces (the remote one) passes it on.
    */
   traceparent?: string
+  /**
+   * Set when the run asked for a debugger or a CPU profile (only for a backend whose
+   * `capabilities.inspector` is true): the backend connects the guest's engine to it (see
+   * InspectorHooks). A backend that has it must not hand anything over synchronously on the
+   * host's thread, since a debugger may pause the guest at any statement.
+   */
+  inspector?: InspectorHooks
 }
 
 /** Facts a backend may report about a finished run. */

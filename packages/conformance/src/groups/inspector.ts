@@ -1,0 +1,242 @@
+/**
+ * The debugger (`inspector`) and the CPU profile (`cpuProfile`), driven by a real Chrome DevTools
+ * Protocol client from the registry (chrome-remote-interface) the way DevTools drives Node: it
+ * finds the program through its source map, sets a breakpoint by the user's line, reads and
+ * evaluates in the paused frame and resumes. A paused debugger must not outlive the deadline,
+ * and the socket is loopback only, at an unguessable path.
+ */
+import type { CpuProfile, InspectorEndpoint, RunOptions, Sandbox } from '@cordon/core'
+import { expectDeadline, expectError, expectOk, timedRun } from '../harness/run.js'
+import { within } from '../runner.js'
+import type { ConformanceCheck } from '../types.js'
+import { connectDebugger, type DebuggerClient } from '../harness/cdp-client.js'
+
+/** A TypeScript program: types on the lines around the breakpoint, so columns and lines must map. */
+const TYPED_PROGRAM = [
+  'interface Point { x: number; y: number }',
+  'function norm(p: Point): number {',
+  '  const squared: number = p.x * p.x + p.y * p.y',
+  '  return Math.sqrt(squared)',
+  '}',
+  'const value: number = norm({ x: 3, y: 4 } as Point)',
+  'value * 2',
+].join('\n')
+const RETURN_LINE = 4
+const FIRST_STATEMENT_LINE = 6
+
+/** Starts a run with the debugger on; resolves once the socket listens, with the run still going. */
+async function startDebugged(
+  sandbox: Sandbox,
+  code: string,
+  options: RunOptions & { inspector: object },
+): Promise<{ endpoint: InspectorEndpoint; run: ReturnType<typeof timedRun> }> {
+  let listening!: (endpoint: InspectorEndpoint) => void
+  const endpoint = new Promise<InspectorEndpoint>((resolve) => (listening = resolve))
+  const run = timedRun(sandbox, code, { ...options, inspector: { ...options.inspector, onListening: listening } }, 30_000)
+  const first = await within(Promise.race([endpoint, run.then(() => undefined)]), 20_000, 'the inspector did not start listening')
+  if (first === undefined) {
+    const { result } = await run
+    throw new Error(`the run ended before its inspector listened: ${JSON.stringify(result.ok ? result.value : result.error)}`)
+  }
+  return { endpoint: first, run }
+}
+
+async function withClient<T>(endpoint: InspectorEndpoint, use: (client: DebuggerClient) => Promise<T>): Promise<T> {
+  const client = await connectDebugger(endpoint.webSocketUrl)
+  try {
+    return await use(client)
+  } finally {
+    await client.close()
+  }
+}
+
+function hotFunctionFrames(profile: CpuProfile, name: string): CpuProfile['nodes'] {
+  return profile.nodes.filter((node) => node.callFrame.functionName === name)
+}
+
+export const inspectorChecks: readonly ConformanceCheck[] = [
+  {
+    group: 'inspector',
+    name: 'without capabilities.inspector, inspector and cpuProfile end the run UNSUPPORTED before guest code runs',
+    requires: { inspector: [false, undefined] },
+    async run({ sandbox }) {
+      for (const options of [{ inspector: true }, { cpuProfile: true }] satisfies RunOptions[]) {
+        let ran = false
+        const { result } = await timedRun(sandbox, 'await probe.ran()\n1', {
+          ...options,
+          tools: { 'probe.ran': { execute: () => (ran = true) } },
+        })
+        expectError(result, 'UNSUPPORTED')
+        if (ran) throw new Error(`guest code ran although ${Object.keys(options)[0]} was UNSUPPORTED`)
+      }
+    },
+  },
+  {
+    group: 'inspector',
+    name: 'a CDP client pauses a TypeScript program at a breakpoint set by its line, reads and evaluates in scope, resumes',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      const { endpoint, run } = await startDebugged(sandbox, TYPED_PROGRAM, { inspector: { waitForDebugger: true }, timeoutMs: 30_000 })
+      if (!/^ws:\/\/(127\.0\.0\.1|\[::1\]|localhost):\d+\/[0-9a-f-]{36}$/.test(endpoint.webSocketUrl)) {
+        throw new Error(`the debugger's URL is not loopback with an unguessable path: ${endpoint.webSocketUrl}`)
+      }
+      await withClient(endpoint, async (client) => {
+        const program = await client.enableAndFindProgram()
+        if (!program.source.includes('interface Point')) throw new Error('the source map does not carry the TypeScript the user wrote')
+        await client.setBreakpointAtLine(program, RETURN_LINE)
+        const firstPause = client.nextPause()
+        await client.send('Runtime.runIfWaitingForDebugger')
+        // waitForDebugger: the first pause is the program's first statement, not cordon's runtime.
+        const start = await firstPause
+        const startLine = program.userLine(start.callFrames[0]!.location)
+        if (startLine !== FIRST_STATEMENT_LINE) {
+          throw new Error(
+            `the first pause is at line ${startLine} of the program (${start.callFrames[0]!.url}), expected ${FIRST_STATEMENT_LINE}`,
+          )
+        }
+        const atBreakpoint = client.nextPause()
+        await client.send('Debugger.resume')
+        const paused = await atBreakpoint
+        const frame = paused.callFrames[0]!
+        const line = program.userLine(frame.location)
+        if (line !== RETURN_LINE || frame.functionName !== 'norm') {
+          throw new Error(`paused in ${frame.functionName} at line ${line}, expected norm at line ${RETURN_LINE}`)
+        }
+        const squared = await client.localValue(frame, 'squared')
+        if (squared !== 25) throw new Error(`the local variable squared reads ${JSON.stringify(squared)}, expected 25`)
+        const evaluated = await client.evaluateOnFrame(frame, 'squared + p.x')
+        if (evaluated !== 28) throw new Error(`evaluating squared + p.x in the frame gave ${JSON.stringify(evaluated)}, expected 28`)
+        await client.send('Debugger.resume')
+        const { result } = await run
+        const value = expectOk(result)
+        if (value !== 10) throw new Error(`the run ended with ${JSON.stringify(value)}, expected 10`)
+      })
+    },
+  },
+  {
+    group: 'inspector',
+    name: 'a debugger that stays paused does not keep the run past its deadline, and its socket closes',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox, options }) {
+      const timeoutMs = 3_000
+      const { endpoint, run } = await startDebugged(sandbox, 'let n = 1\nn += 1\nn', { inspector: { waitForDebugger: true }, timeoutMs })
+      await withClient(endpoint, async (client) => {
+        await client.enableAndFindProgram()
+        const paused = client.nextPause()
+        await client.send('Runtime.runIfWaitingForDebugger')
+        await paused
+        const timed = await run
+        expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
+        await within(client.closed, 5_000, 'the debugger socket stayed open after the run ended')
+      })
+      await expectRefused(endpoint.webSocketUrl, 'after the run ended')
+    },
+  },
+  {
+    group: 'inspector',
+    name: 'the debugger socket refuses another path and a foreign Host header, and lists its target for chrome://inspect',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      const { endpoint, run } = await startDebugged(sandbox, '1', { inspector: { waitForDebugger: true }, timeoutMs: 20_000 })
+      const base = `http://${endpoint.webSocketUrl.slice('ws://'.length).split('/')[0]}`
+      const list = (await (await fetch(`${base}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[]
+      if (list[0]?.webSocketDebuggerUrl !== endpoint.webSocketUrl)
+        throw new Error(`/json/list does not list the run: ${JSON.stringify(list)}`)
+      await expectRefused(endpoint.webSocketUrl.replace(/[0-9a-f]{8}-/, '00000000-'), 'at a guessed path')
+      await expectRefused(endpoint.webSocketUrl, 'with Host: attacker.example', { host: 'attacker.example' })
+      await withClient(endpoint, async (client) => {
+        await client.send('Runtime.runIfWaitingForDebugger')
+        const value = expectOk((await run).result)
+        if (value !== 1) throw new Error(`the run ended with ${JSON.stringify(value)}`)
+      })
+    },
+  },
+  {
+    group: 'inspector',
+    name: 'suspendDeadline lets a paused run outlive timeoutMs; an abort still ends it',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox, options }) {
+      const { endpoint, run } = await startDebugged(sandbox, 'let n = 20\nn += 1\nn * 2', {
+        inspector: { waitForDebugger: true, suspendDeadline: true },
+        timeoutMs: 300,
+      })
+      await withClient(endpoint, async (client) => {
+        await client.enableAndFindProgram()
+        const paused = client.nextPause()
+        await client.send('Runtime.runIfWaitingForDebugger')
+        await paused
+        await new Promise((resolve) => setTimeout(resolve, 1_000))
+        await client.send('Debugger.resume')
+        const value = expectOk((await run).result)
+        if (value !== 42) throw new Error(`the run ended with ${JSON.stringify(value)}, expected 42`)
+      })
+      const controller = new AbortController()
+      const aborted = await startDebugged(sandbox, 'while (true) {}', {
+        inspector: { waitForDebugger: true, suspendDeadline: true },
+        signal: controller.signal,
+      })
+      await new Promise((resolve) => setTimeout(resolve, 300))
+      const abortedAt = performance.now()
+      controller.abort()
+      const timed = await aborted.run
+      expectError(timed.result, 'ABORTED')
+      const late = performance.now() - abortedAt
+      if (late > options.timeoutSlackMs + timed.contendedMs) throw new Error(`the abort took ${Math.round(late)} ms to end a waiting run`)
+    },
+  },
+  {
+    group: 'inspector',
+    name: 'cpuProfile: a .cpuprofile that parses and names the hot function at the line the user wrote',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      const code = [
+        'function fib(n) {',
+        '  return n < 2 ? n : fib(n - 1) + fib(n - 2)',
+        '}',
+        'let total = 0',
+        'const until = Date.now() + 300',
+        'while (Date.now() < until) total += fib(18)',
+        'total > 0',
+      ].join('\n')
+      const { result } = await timedRun(sandbox, code, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs: 20_000 })
+      if (expectOk(result) !== true) throw new Error('the profiled program did not finish as written')
+      if (result.cpuProfile === undefined) throw new Error('result.cpuProfile is missing')
+      const profile = JSON.parse(JSON.stringify(result.cpuProfile)) as CpuProfile
+      if (!Array.isArray(profile.samples) || profile.samples.length < 10)
+        throw new Error(`the profile has ${profile.samples?.length ?? 0} samples`)
+      const fib = hotFunctionFrames(profile, 'fib')
+      if (fib.length === 0)
+        throw new Error(`no frame of fib in the profile: ${profile.nodes.map((n) => n.callFrame.functionName).join(', ')}`)
+      const hits = fib.reduce((sum, node) => sum + (node.hitCount ?? 0), 0)
+      if (hits < 5) throw new Error(`fib has ${hits} samples of ${profile.samples.length}`)
+      const wrongLine = fib.find((node) => node.callFrame.lineNumber !== 0)
+      if (wrongLine !== undefined)
+        throw new Error(`fib is placed at line ${wrongLine.callFrame.lineNumber + 1}, expected line 1 (as written)`)
+      const plain = await timedRun(sandbox, '1')
+      if (plain.result.cpuProfile !== undefined) throw new Error('a run that did not ask for a profile has one')
+    },
+  },
+]
+
+/** A WebSocket handshake to `url` must fail (or the port be closed). */
+async function expectRefused(url: string, when: string, headers?: Record<string, string>): Promise<void> {
+  const { default: WebSocket } = await import('ws')
+  const outcome = await new Promise<string>((resolve) => {
+    const socket = new WebSocket(url, { headers })
+    socket.on('open', () => {
+      socket.terminate()
+      resolve('open')
+    })
+    socket.on('error', (error) => resolve(error.message))
+    socket.on('unexpected-response', (_request, response) => {
+      resolve(`HTTP ${response.statusCode}`)
+      socket.terminate()
+    })
+  })
+  if (outcome === 'open') throw new Error(`the debugger socket accepted a connection ${when}`)
+}
