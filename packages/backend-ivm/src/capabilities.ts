@@ -11,6 +11,14 @@ import type { BackendCapabilities } from '@cordon/core/backend'
  * thread to the main thread, which never waits on the isolate, so they cannot deadlock.
  * `sessions`: a session keeps one isolate, context and guest runtime for its runs (see session.ts).
  */
+/**
+ * Whether isolated-vm's inspector works with this process's V8. With V8 14 (Node 26) V8 aborts the
+ * process when isolated-vm connects a session from the host's thread ("Check failed:
+ * IsCreationThread()", isolated-vm 7.0.1), so there the backend declares no inspector and core
+ * refuses `inspector` and `cpuProfile` with UNSUPPORTED. V8 13 (Node 24) and older work.
+ */
+export const INSPECTOR_WORKS = Number.parseInt(process.versions.v8 ?? '0', 10) < 14
+
 export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   isolation: 'v8-isolate',
   memoryLimit: true,
@@ -22,4 +30,6 @@ export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   sessions: true,
   // The isolate runs on a thread of its own; disposing it from the host stops any guest code.
   preemptive: true,
+  // A run's isolate can be made with V8's inspector (never a pooled one, see ivm-backend.ts).
+  inspector: INSPECTOR_WORKS,
 })

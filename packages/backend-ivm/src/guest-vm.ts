@@ -2,6 +2,7 @@ import { RUN_ENDED_REPLY, createRelaySwitch, type GuestRelay, type RelaySwitch }
 import { compileBootScript } from './boot-script.js'
 import type { IvmContext, IvmIsolate, IvmModule, IvmReference } from './ivm-types.js'
 import { forgetIsolate, trackIsolate } from './live-isolates.js'
+import { closeInspectorSessions } from './engine-inspector.js'
 import { LogShareReader } from './log-share.js'
 import { startWarmUp, warmUp, type WarmUp } from './warm-up.js'
 
@@ -56,11 +57,18 @@ export interface GuestVm {
  * the isolate is ended (its calls into the isolate never return), the isolate is disposed so that
  * nothing reaches it again, and `onLost` is told.
  */
-export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (message: string) => void): Promise<GuestVm> {
+export async function createGuestVm(
+  ivm: IvmModule,
+  memoryMb: number,
+  onLost: (message: string) => void,
+  options: { inspector?: boolean } = {},
+): Promise<GuestVm> {
+  const inspector = options.inspector === true
   const relaySwitch: RelaySwitch = createRelaySwitch()
   const logShare = new LogShareReader()
   let warming: WarmUp | undefined = startWarmUp()
   let hooks: RunHooks | undefined
+  let disposing = false
   const port: RelayPort = {
     attach(relay, next) {
       // What an earlier program (the warm-up) stored belongs to no run.
@@ -75,11 +83,13 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
   }
   const isolate: IvmIsolate = new ivm.Isolate({
     memoryLimit: memoryMb,
+    ...(inspector ? { inspector } : {}),
     onCatastrophicError: (message: string) => {
       const text = String(message)
       hooks?.onCatastrophicError(text)
       try {
         // isolated-vm may have disposed it already (it hit the limit before V8 gave up).
+        // isolated-vm lost the isolate's thread: its inspector sessions cannot be ended in order.
         if (!isolate.isDisposed) isolate.dispose()
       } catch {
         // Already disposed meanwhile: retired either way.
@@ -89,7 +99,7 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
   })
   trackIsolate(isolate)
   try {
-    const context = await isolate.createContext()
+    const context = await isolate.createContext(inspector ? { inspector } : undefined)
     // Tool calls and the final result are `ignored` callbacks (queued to the main thread, in
     // order) so the guest never waits on them: a guest thread parked on a sync callback while
     // the host exits (process.exit, an uncaught exception) deadlocks isolated-vm's exit
@@ -168,7 +178,14 @@ export async function createGuestVm(ivm: IvmModule, memoryMb: number, onLost: (m
         port.detach()
         forgetIsolate(isolate)
         // Disposing the isolate invalidates every Reference and Context made from it.
-        if (!isolate.isDisposed) isolate.dispose()
+        if (isolate.isDisposed || disposing) return
+        const closing = closeInspectorSessions(isolate)
+        if (closing === undefined) return isolate.dispose()
+        // Inspector sessions end first (engine-inspector.ts); meanwhile nothing reaches the host.
+        disposing = true
+        void closing.then(() => {
+          if (!isolate.isDisposed) isolate.dispose()
+        })
       },
     }
   } catch (error) {

@@ -60,7 +60,7 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
   }
 
   /** A prepared isolate with `memoryMb`, from the pool (see IsolatePool for single runs and sessions). */
-  async function acquire(memoryMb: number, forSession: boolean): Promise<Acquired> {
+  async function acquire(memoryMb: number, forSession: boolean, inspector = false): Promise<Acquired> {
     const refused = refusal()
     if (refused !== undefined) return refused
     const unfit = missingNoNodeSnapshot(currentProcess())
@@ -75,7 +75,9 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     })
     let vm: GuestVm
     try {
-      vm = await (forSession ? pool.takeIfFits(memoryMb) : pool.take(memoryMb))
+      // An inspected run gets an isolate of its own made with V8's inspector: pooled ones have none.
+      if (inspector) vm = await createGuestVm(engine.ivm, memoryMb, onLost, { inspector })
+      else vm = await (forSession ? pool.takeIfFits(memoryMb) : pool.take(memoryMb))
     } catch (error) {
       // MEMORY_LIMIT when memoryMb cannot even hold the guest runtime.
       const failure = engineFailure(error, memoryMb)
@@ -93,7 +95,7 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
 
   /** A single run: a one-run session whose isolate is disposed however the run ends. */
   async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
-    const acquired = await acquire(request.limits.memoryMb, false)
+    const acquired = await acquire(request.limits.memoryMb, false, request.inspector !== undefined)
     if (!acquired.ok) return acquired
     let idle = false
     try {

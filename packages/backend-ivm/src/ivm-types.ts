@@ -4,7 +4,7 @@
  * every supported major (5, 6, 7), whose APIs agree on these members.
  */
 export interface IvmModule {
-  Isolate: new (options: { memoryLimit: number; onCatastrophicError?: (message: string) => void }) => IvmIsolate
+  Isolate: new (options: { memoryLimit: number; inspector?: boolean; onCatastrophicError?: (message: string) => void }) => IvmIsolate
   Callback: new (fn: (...args: never[]) => unknown, options?: { sync?: boolean; async?: boolean; ignored?: boolean }) => IvmCallback
   /** For a SharedArrayBuffer, a copy that shares its memory. */
   ExternalCopy: new (value: SharedArrayBuffer) => { copyInto(options?: { release?: boolean }): unknown }
@@ -19,7 +19,9 @@ export interface IvmHeapStatistics {
 export interface IvmIsolate {
   readonly isDisposed: boolean
   readonly cpuTime: bigint
-  createContext(): Promise<IvmContext>
+  createContext(options?: { inspector?: boolean }): Promise<IvmContext>
+  /** Only on an isolate made with `inspector: true`. */
+  createInspectorSession(): IvmInspectorSession
   compileScript(code: string, options?: IvmCompileOptions): Promise<IvmScript>
   compileScriptSync(code: string, options?: { filename?: string }): IvmScript
   getHeapStatistics(): Promise<IvmHeapStatistics>
@@ -61,3 +63,11 @@ export interface IvmReference {
 
 /** Opaque: becomes a plain function once transferred into the isolate. */
 export type IvmCallback = object
+
+/** One Chrome DevTools Protocol session with an isolate's V8 inspector. */
+export interface IvmInspectorSession {
+  dispatchProtocolMessage(message: string): void
+  onResponse: (callId: number, message: string) => void
+  onNotification: (message: string) => void
+  dispose(): void
+}

@@ -24,6 +24,7 @@ export function forgetIsolate(isolate: IvmIsolate): void {
 function disposeLiveIsolates(): void {
   for (const isolate of live) {
     try {
+      // At exit there is no waiting for inspector sessions to end in order (engine-inspector.ts).
       if (!isolate.isDisposed) isolate.dispose()
     } catch {
       // Disposed meanwhile: gone either way.

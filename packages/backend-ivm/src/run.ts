@@ -13,6 +13,7 @@ import { engineFailure, memoryLimitError } from './engine-failure.js'
 import type { GuestVm } from './guest-vm.js'
 import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
 import type { IvmHeapStatistics } from './ivm-types.js'
+import { isolateInspector } from './engine-inspector.js'
 
 /** Setup plus script up to this many characters are handed to the isolate synchronously. */
 const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
@@ -181,6 +182,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     doneSeen = true
     // Nothing more reaches the guest: pending tool results and timers are dropped from here.
     relay.close()
+    // The profile is taken while the isolate still lives (bounded by core).
+    if (request.inspector !== undefined) await request.inspector.beforeEnd()
     if (mode.keep) await untilIdle()
     readCpu()
     // A result reported from inside the start call: the reading queued behind it is the
@@ -198,8 +201,11 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   // Small handovers go synchronously: isolated-vm runs a sync call on the calling thread, where
   // an async one costs two thread hand-offs, and W1 is mostly such hand-offs (apps/bench).
   // Large ones stay async so the host's event loop is not blocked while V8 decodes or compiles.
-  const sync = request.setup.length + request.script.length <= SYNC_HANDOVER_MAX_CHARS
+  // Never with an inspector: a debugger pausing a synchronous call would pause the host's thread.
+  const inspector = request.inspector
+  const sync = inspector === undefined && request.setup.length + request.script.length <= SYNC_HANDOVER_MAX_CHARS
   const drive = async () => {
+    inspector?.attach(isolateInspector(vm.isolate))
     try {
       // Install only runs guest code in a session's context (a getter an earlier run left on a
       // namespace): that must stay under the deadline timer, so only a fresh isolate goes sync.
@@ -241,6 +247,8 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       stop(stopError(request))
       return
     }
+    // A debugger may hold the start (waitForDebugger); the deadline and an abort still end the run.
+    if (inspector !== undefined) await inspector.beforeStart()
     if (settled) {
       main.release()
       return

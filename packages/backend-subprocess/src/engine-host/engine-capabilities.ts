@@ -18,5 +18,14 @@ export function engineCapabilities(engine: EngineName, networkIsolation: Network
     networkIsolation: engine === 'quickjs' || networkIsolation === 'required',
     sessions: true,
     preemptive: true,
+    // The isolate's inspector, relayed over the child's channel (core's inspector-relay.ts); the
+    // debugger's socket stays on the host, the child's lock-down as it is. Not with V8 14 (Node
+    // 26), where connecting a session aborts the process (see backend-ivm's capabilities.ts); the
+    // children run this Node unless `nodePath` says otherwise.
+    ...(engine === 'isolated-vm' && v8Major() < 14 ? { inspector: true } : {}),
   })
+}
+
+function v8Major(): number {
+  return Number.parseInt(process.versions.v8 ?? '0', 10)
 }
