@@ -19,6 +19,8 @@ Examples:
   echo '1 + 1' | cordon run -                 run what arrives on stdin
   cordon run -e 'Math.max(1, 2)' --json       one JSON document on stdout
   cordon run agent.js --tools ./tools.mjs --globals ./globals.json --timeout 5000
+  cordon run program.ts --inspect-brk         step through it in Chrome DevTools
+  cordon run hot.js --cpu-prof                write a .cpuprofile of the run
   cordon repl --tools ./tools.mjs             an interactive session (state persists; --fresh: it does not)
   cordon doctor                               which backends work here, and why not`
 
@@ -37,7 +39,16 @@ function buildProgram(): Command {
       .description('run a program and print its value and logs')
       .argument('[file]', 'the program: a .js/.ts file, markdown with a code fence, or - for stdin')
       .option('-e, --eval <code>', 'run this code instead of a file')
-      .option('--json', 'print one JSON document (the RunResult plus backend) on stdout, nothing else'),
+      .option('--json', 'print one JSON document (the RunResult plus backend) on stdout, nothing else')
+      .option(
+        '--inspect [port]',
+        'debug the program in Chrome DevTools: prints the URL to open (on an ivm backend; no deadline unless --timeout)',
+      )
+      .option('--inspect-brk [port]', 'as --inspect, and wait for the debugger before the first line')
+      .option(
+        '--cpu-prof [file]',
+        'write a CPU profile of the run (.cpuprofile, opens in DevTools) to this file, or to cordon-<time>-<pid>.cpuprofile',
+      ),
   )
     .addHelpText('after', `\n${EXIT_CODES_HELP}`)
     .action(async (file: string | undefined, flags: RunFlags) => {

@@ -12,9 +12,10 @@ import { writeLine, writeLines, writeStdout } from './output.js'
 import { readProgram, type Program } from './read-program.js'
 import { reportFailure } from './report-failure.js'
 import { fetchFrom } from './fetch-flags.js'
-import { limitsFrom, mayUseIvm, selectOptionsFrom, type SandboxFlags } from './run-options.js'
+import { debugOptionsFrom, limitsFrom, mayUseIvm, selectOptionsFrom, type DebugFlags, type SandboxFlags } from './run-options.js'
+import { writeCpuProfile } from './cpu-profile-file.js'
 
-export interface RunFlags extends SandboxFlags {
+export interface RunFlags extends SandboxFlags, DebugFlags {
   eval?: string
   json?: boolean
 }
@@ -29,7 +30,9 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
   let globals: Record<string, unknown> | undefined
   let tools: ToolSet | undefined
   let fetch: FetchOptions | undefined
+  let debug: ReturnType<typeof debugOptionsFrom>
   try {
+    debug = debugOptionsFrom(flags)
     fetch = fetchFrom(flags)
     program = await readProgram(file, flags.eval)
     globals = flags.globals === undefined ? undefined : await loadGlobals(flags.globals)
@@ -54,10 +57,15 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
         ...(globals !== undefined && { globals }),
         ...(fetch !== undefined && { fetch }),
         ...(onEvent !== undefined && { onEvent }),
+        ...debug,
         signal: interrupt.signal,
       }),
       program,
     )
+    if (flags.cpuProf !== undefined && result.cpuProfile !== undefined) {
+      const written = await writeCpuProfile(result.cpuProfile, flags.cpuProf)
+      process.stderr.write(`CPU profile written to ${written}\n`)
+    }
     if (json) writeStdout(runResultDocument(result, sandbox.backend.name))
     else {
       const format = { colorStdout: wantsColor(process.stdout), colorStderr, stats: flags.stats === true, logsStreamed: true }

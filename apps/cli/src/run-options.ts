@@ -1,5 +1,5 @@
 import { InvalidArgumentError, Option, type Command } from 'commander'
-import type { Limits } from '@cordon/core'
+import type { Limits, RunOptions } from '@cordon/core'
 import type { CreateSandboxOptions } from '@cordon/select'
 import { noteLostIsolate } from './process-end.js'
 import { fetchSecretFlag, type FetchFlags } from './fetch-flags.js'
@@ -16,6 +16,13 @@ export interface SandboxFlags extends FetchFlags {
   tools?: string[]
   stats?: boolean
   trace?: boolean
+}
+
+/** `cordon run`'s debugging flags: `true` or the port given. */
+export interface DebugFlags {
+  inspect?: string | true
+  inspectBrk?: string | true
+  cpuProf?: string | true
 }
 
 export const BACKEND_CHOICES = ['auto', 'subprocess', 'quickjs', 'ivm'] as const
@@ -53,11 +60,38 @@ export function addSandboxFlags(command: Command): Command {
 }
 
 /** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */
-export function selectOptionsFrom(flags: SandboxFlags): CreateSandboxOptions {
+export function selectOptionsFrom(flags: SandboxFlags & DebugFlags): CreateSandboxOptions {
   // Told, the CLI can still end its process after isolated-vm loses an isolate (process-end.ts).
   const backendOptions = { ivm: { onCatastrophicError: noteLostIsolate } }
   if (flags.backend !== 'auto') return { backend: flags.backend, backendOptions }
-  return flags.prefer ? { prefer: flags.prefer, backendOptions } : { backendOptions }
+  // Debugging and profiling need a backend with V8's inspector.
+  const require = debugging(flags) ? { require: { inspector: true } } : {}
+  return flags.prefer ? { prefer: flags.prefer, backendOptions, ...require } : { backendOptions, ...require }
+}
+
+export function debugging(flags: DebugFlags): boolean {
+  return flags.inspect !== undefined || flags.inspectBrk !== undefined || flags.cpuProf !== undefined
+}
+
+/** The debugging flags as run options. A debugger suspends the deadline unless --timeout was given. */
+export function debugOptionsFrom(flags: SandboxFlags & DebugFlags): Pick<RunOptions, 'inspector' | 'cpuProfile'> {
+  const options: Pick<RunOptions, 'inspector' | 'cpuProfile'> = {}
+  const inspect = flags.inspectBrk ?? flags.inspect
+  if (inspect !== undefined) {
+    options.inspector = {
+      ...(inspect === true ? {} : { port: portNumber(inspect) }),
+      waitForDebugger: flags.inspectBrk !== undefined,
+      suspendDeadline: flags.timeout === undefined,
+    }
+  }
+  if (flags.cpuProf !== undefined) options.cpuProfile = true
+  return options
+}
+
+function portNumber(value: string): number {
+  const port = Number(value)
+  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError(`--inspect: expected a port number, got ${value}`)
+  return port
 }
 
 /** The limit flags as run options; unset ones fall back to CORDON_* variables, then core's defaults. */
@@ -71,8 +105,9 @@ export function limitsFrom(flags: SandboxFlags): Partial<Limits> {
 }
 
 /** Could this command end up on ivm? Then Node needs --no-node-snapshot. */
-export function mayUseIvm(flags: SandboxFlags, env: NodeJS.ProcessEnv = process.env): boolean {
+export function mayUseIvm(flags: SandboxFlags & DebugFlags, env: NodeJS.ProcessEnv = process.env): boolean {
   if (flags.backend !== 'auto') return flags.backend === 'ivm'
+  if (debugging(flags)) return true
   return env.CORDON_BACKEND?.trim().toLowerCase() === 'ivm' || (flags.prefer ?? []).includes('ivm')
 }
 
