@@ -71,7 +71,7 @@ export function describeChecks(
   describe(title, () => {
     let fixture: GroupFixture | undefined
     beforeAll(async () => {
-      fixture = await createGroupFixture(factory)
+      fixture = await createGroupFixture(factory, resolved.sandboxDefaults)
       await warmUp(fixture)
     }, HOOK_TIMEOUT_MS)
     afterAll(async () => {

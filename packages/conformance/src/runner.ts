@@ -14,6 +14,7 @@ export function resolveConformanceOptions(options: ConformanceOptions = {}): Res
     lifecycleRuns: options.lifecycleRuns ?? 1000,
     sessionChurn: options.sessionChurn ?? 500,
     lifecycleMemorySlackMb: options.lifecycleMemorySlackMb ?? 40,
+    sandboxDefaults: options.sandboxDefaults ?? {},
   })
 }
 
@@ -40,9 +41,9 @@ export interface GroupFixture {
   dispose(): Promise<void>
 }
 
-export async function createGroupFixture(factory: BackendFactory): Promise<GroupFixture> {
+export async function createGroupFixture(factory: BackendFactory, defaults: SandboxDefaults = {}): Promise<GroupFixture> {
   const backend = await factory()
-  const sandbox = createSandbox(backend)
+  const sandbox = createSandbox(backend, defaults)
   return { backend, sandbox, dispose: () => disposeWithin(sandbox, 'the group sandbox') }
 }
 
@@ -77,7 +78,7 @@ export async function runCheckOn(
     backend: fixture.backend,
     options,
     async newSandbox(defaults?: SandboxDefaults) {
-      const sandbox = createSandbox(await factory(), defaults)
+      const sandbox = createSandbox(await factory(), { ...options.sandboxDefaults, ...defaults })
       extra.push(sandbox)
       return sandbox
     },
@@ -108,7 +109,7 @@ export async function runConformanceCheck(
   const elapsed = () => performance.now() - started
   let fixture: GroupFixture | undefined
   try {
-    fixture = await createGroupFixture(factory)
+    fixture = await createGroupFixture(factory, resolved.sandboxDefaults)
     const reason = skipReason(check, fixture.backend.capabilities)
     if (reason !== undefined) return { status: 'skipped', durationMs: elapsed(), reason }
     await runCheckOn(check, fixture, factory, resolved)

@@ -58,6 +58,11 @@ export interface ConformanceOptions {
   sessionChurn?: number
   /** Host heap and RSS growth allowed over the lifecycle runs. Default 40 MB. */
   lifecycleMemorySlackMb?: number
+  /**
+   * Sandbox defaults under every sandbox the suite makes, below a check's own: e.g.
+   * `{ cpuProfile: true }` runs the checks with the inspector on. Default none.
+   */
+  sandboxDefaults?: SandboxDefaults
 }
 
 export type ResolvedConformanceOptions = Readonly<Required<ConformanceOptions>>

@@ -1,0 +1,24 @@
+import { describeBackendConformance } from '@cordon/conformance'
+import { describe } from 'vitest'
+import { createIvmBackend } from '../src/index.js'
+
+// The attacks, isolation and poisoning groups again with the inspector on for every run: a CPU
+// profile (an inspector session open on the guest's isolate throughout), and a debugger socket
+// that nobody connects to. Enabling it must give the guest nothing. Not where the backend has no
+// inspector (Node 26): there such runs end UNSUPPORTED, as the inspector group checks.
+describe.runIf(createIvmBackend().capabilities.inspector === true)('with the inspector on', () => {
+  describe('cpuProfile', () => {
+    describeBackendConformance(() => createIvmBackend(), {
+      groups: ['attacks', 'isolation', 'poisoning'],
+      // Every 10 ms: at the default 100 µs, V8's sampler walking a stack 10,000 frames deep made
+      // the deep-recursion attack run past its 5 s deadline (it ended TIMEOUT, safely).
+      sandboxDefaults: { cpuProfile: { samplingIntervalUs: 10_000 } },
+    })
+  })
+  describe('a debugger socket', () => {
+    describeBackendConformance(() => createIvmBackend(), {
+      groups: ['attacks', 'isolation'],
+      sandboxDefaults: { inspector: { onListening: () => undefined } },
+    })
+  })
+})
