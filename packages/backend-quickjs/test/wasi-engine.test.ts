@@ -1,7 +1,7 @@
 import { spawnSync } from 'node:child_process'
 import { fileURLToPath } from 'node:url'
 import { createSandbox, type Sandbox } from '@cordon/core'
-import { afterAll, describe, expect, test } from 'vitest'
+import { afterAll, describe, expect, test, vi } from 'vitest'
 import { createQuickJSBackend } from '../src/index.js'
 import { DEFAULT_MAX_STACK_SIZE_BYTES } from '../src/options.js'
 import { decodeImageFile } from '../src/wasi/image-file.js'
@@ -82,6 +82,21 @@ await sandbox.dispose()`
     expect(await decodeImageFile(wasi, otherFormat, bytes)).toBe('image format 7, not 1')
     expect(await decodeImageFile(wasi, file.subarray(0, 6), bytes)).toBe('not an image file')
     expect(await readShippedImage(wasi, bytes)).toBe('made for another guest runtime')
+  })
+
+  test('engines made from the sources in the same millisecond draw different Math.random numbers', async () => {
+    // QuickJS seeds Math.random from the clock as a context is made; with whole milliseconds, two
+    // sandboxes starting together drew the same numbers (seen once in CI). The clock is frozen here.
+    const frozen = Date.now()
+    const now = vi.spyOn(Date, 'now').mockReturnValue(frozen)
+    try {
+      const results = await Promise.all([0, 1].map(() => wasiSandbox({ thread: 'inline', engineImage: false }).run('Math.random()')))
+      const [first, second] = results.map((result) => (result as { value: number }).value)
+      expect(typeof first).toBe('number')
+      expect(first).not.toBe(second)
+    } finally {
+      now.mockRestore()
+    }
   })
 
   test.each(['inline', 'worker'] as const)(

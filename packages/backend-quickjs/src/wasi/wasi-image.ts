@@ -105,6 +105,25 @@ export async function restoreWasiVm(
   return vm
 }
 
+/**
+ * WASI's clock for a VM made from the sources (no image): quickjs-wasi's own (Date.now(), for wall
+ * and monotonic time alike), shifted by a random part of a millisecond chosen per VM. QuickJS
+ * seeds Math.random from that clock as the context is made, so with whole milliseconds two VMs
+ * made within one (two sandboxes starting together) drew the same numbers; now they differ. The
+ * shift is under a millisecond and fixed, so the clock stays monotonic and Date.now() as it was.
+ */
+export function clockWithRandomShift(memory: WebAssembly.Memory) {
+  const shift = new BigUint64Array(1)
+  globalThis.crypto.getRandomValues(shift)
+  const shiftNs = shift[0]! % 1_000_000n
+  return {
+    clock_time_get(_clock: number, _precision: bigint, resultAddress: number): number {
+      new DataView(memory.buffer).setBigUint64(resultAddress, BigInt(Date.now()) * 1_000_000n + shiftNs, true)
+      return 0
+    },
+  }
+}
+
 /** WASI's clock and entropy for taking the image: the same bytes every time. */
 function fixedClockAndEntropy(memory: WebAssembly.Memory) {
   return {

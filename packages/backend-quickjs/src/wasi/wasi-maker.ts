@@ -8,7 +8,7 @@ import type { WasiFromHost } from '../worker/worker-data.js'
 import type { ShippedImage } from './image-file.js'
 import { readShippedImage } from './shipped-image.js'
 import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
-import { restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
+import { clockWithRandomShift, restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
 
 const MIB = 1024 * 1024
 /** What QuickJSDiagnostics.engineImage says when engines are restored from the shipped image. */
@@ -190,7 +190,9 @@ async function createWasiEngine(
     interruptHandler: () => interrupts.handler?.() ?? false,
   }
   const vm =
-    image === undefined ? await build.wasi.QuickJS.create({ wasm: build.module, ...limits }) : await restoreWasiVm(build, image, limits)
+    image === undefined
+      ? await build.wasi.QuickJS.create({ wasm: build.module, ...limits, wasi: clockWithRandomShift })
+      : await restoreWasiVm(build, image, limits)
   const context = new WasiContext(build.wasi, vm)
   const runtime = new WasiRuntime(context, interrupts)
   if (image === undefined) evaluateGuestRuntime(context, runtime)
