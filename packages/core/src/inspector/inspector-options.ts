@@ -36,7 +36,7 @@ export interface InspectorOptions {
   suspendDeadline?: boolean
   /**
    * Told where to connect as soon as the debugger's socket listens, before the program starts.
-   * Default: one line on stderr, as Node's `--inspect` prints.
+   * Default: one line on stderr, as Node's `--inspect` prints. What it throws is ignored.
    */
   onListening?: (endpoint: InspectorEndpoint) => void
 }

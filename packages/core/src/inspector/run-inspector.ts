@@ -153,8 +153,13 @@ export class RunInspector implements InspectorHooks {
       }
     })
     const { endpoint } = this.server
-    if (options.onListening !== undefined) options.onListening(endpoint)
-    else {
+    if (options.onListening !== undefined) {
+      try {
+        options.onListening(endpoint)
+      } catch {
+        // The host's callback: what it throws changes nothing about the run (as onEvent's).
+      }
+    } else {
       process.stderr.write(
         `Debugger listening on ${endpoint.webSocketUrl}\nOpen ${endpoint.devtoolsUrl} in Chrome, or add ${endpoint.host}:${endpoint.port} under chrome://inspect\n`,
       )
