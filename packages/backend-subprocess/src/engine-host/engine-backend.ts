@@ -114,11 +114,17 @@ export function createEngineHost(
           }
           try {
             return startEngineChild(
-            {
-              plan: result.plan,
-              launch: childLaunch,
-              init: { engine, moduleUrl: modules.moduleUrl, coreUrl: modules.coreUrl, addons: modules.addons, runs: settings.runsPerChild },
-              maxFrameBytes: MAX_FRAME_BYTES,
+              {
+                plan: result.plan,
+                launch: childLaunch,
+                init: {
+                  engine,
+                  moduleUrl: modules.moduleUrl,
+                  coreUrl: modules.coreUrl,
+                  addons: modules.addons,
+                  runs: settings.runsPerChild,
+                },
+                maxFrameBytes: MAX_FRAME_BYTES,
                 onFatal: (reason) => (unavailable ??= reason),
               },
               events,
