@@ -52,14 +52,10 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
         if (isolate.isDisposed) return false
         try {
           session.dispatchProtocolMessage(message)
+          return true
         } catch {
           return false
         }
-        // isolated-vm hands the message to the isolate as an interrupt, which an idle isolate (a
-        // run waiting for its debugger to say go) did not always take until some task woke it:
-        // the debugger's commands then went unanswered until the deadline. A cheap task wakes it.
-        isolate.getHeapStatistics().catch(() => undefined)
-        return true
       }
       const confirmed = (method: string) =>
         new Promise<void>((resolve) => {
