@@ -40,7 +40,11 @@ class EngineLink {
   /** A breakpoint of core's own that goes once it is hit (the pause before the first statement). */
   oneShotBreakpoint: string | undefined
 
-  constructor(engine: EngineInspector, programFile: string, forward: (message: string) => void) {
+  constructor(
+    engine: EngineInspector,
+    programFile: string,
+    private readonly forward: (message: string) => void,
+  ) {
     this.session = engine.connect((text) => {
       const message = parse(text)
       const waiter = message?.id === undefined ? undefined : this.pending.get(message.id)
@@ -58,6 +62,11 @@ class EngineLink {
       }
       forward(text)
     })
+  }
+
+  /** Answers the debugger's command `id` with an empty result, in core's name. */
+  reply(id: number): void {
+    this.forward(JSON.stringify({ id, result: {} }))
   }
 
   /** Sends a command of core's own; its answer never reaches a client. */
@@ -220,16 +229,19 @@ export class RunInspector implements InspectorHooks {
         JSON.stringify({ ...message, params: { ...message.params, patterns: [...patterns, ...IGNORED_SCRIPTS] } }),
       )
     }
+    if (message.method === 'Runtime.runIfWaitingForDebugger') {
+      // Answered here: V8 does nothing with it for an embedder like isolated-vm, and an isolate
+      // waiting for its debugger did not always take the message in time (the debugger then
+      // waited for the answer until the run's deadline).
+      if (typeof message.id === 'number') link.reply(message.id)
+      if (this.plan.debugger?.waitForDebugger === true && this.goSaidBy === undefined) {
+        this.goSaidBy = link
+        this.letGo()
+      }
+      return
+    }
     link.session.dispatch(text)
     if (message.method === 'Debugger.enable') void link.command('Debugger.setBlackboxPatterns', { patterns: IGNORED_SCRIPTS })
-    if (
-      message.method === 'Runtime.runIfWaitingForDebugger' &&
-      this.plan.debugger?.waitForDebugger === true &&
-      this.goSaidBy === undefined
-    ) {
-      this.goSaidBy = link
-      this.letGo()
-    }
   }
 
   private stopped(): Promise<void> {
