@@ -13,8 +13,7 @@ import { NormalizeCache } from './cache.js'
 import { findFencedBlock, isTypeScriptLang } from './fences.js'
 import { parseGuestCode } from './language.js'
 import { isInsideComment, lineColumn, verify, type ParseFailure } from './parse.js'
-import { lineStartsOf, rememberEdits, toUserPosition } from './positions.js'
-import { rememberBody } from './program-body.js'
+import { lineStartsOf, rememberProgram, toUserPosition } from './positions.js'
 import { applyEdits } from './splice.js'
 import { transformStatements } from './transform.js'
 import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
@@ -22,8 +21,7 @@ import { dynamicImportOffsets, renameDynamicImports } from './imports.js'
 import { parseScript } from './parse.js'
 
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
-export { toUserPosition } from './positions.js'
-export { bodyOf } from './program-body.js'
+export { bodyOf, toUserPosition } from './positions.js'
 
 export interface NormalizeOptions {
   /** Session programs: top-level declarations persist as globals for the next run (persist.ts). */
@@ -89,8 +87,7 @@ async function normalizeUncached(code: string, persistTopLevel: boolean, imports
       return { specifier, line: pos.line - program.lineDelta, column: pos.column }
     })
   }
-  rememberEdits(program, edits)
-  rememberBody(program, body)
+  rememberProgram(program, edits, body)
 
   // 5. The result must parse as one wrapper expression. Skipped when step 3 already parsed this
   //    very text in that shape, or that text with the last expression merely parenthesised.

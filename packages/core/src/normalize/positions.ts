@@ -20,13 +20,23 @@ export interface Edit {
 interface ProgramRecord {
   /** Sorted, non-overlapping edits, in coordinates of the source before editing. */
   edits: readonly Edit[]
+  /** The text the program was parsed from: the user's code without its fence, a shebang emptied. */
+  body: string
   lineStarts?: number[]
 }
 
 const records = new WeakMap<NormalizedProgram, ProgramRecord>()
 
-export function rememberEdits(program: NormalizedProgram, edits: readonly Edit[]): void {
-  if (edits.length > 0) records.set(program, { edits })
+export function rememberProgram(program: NormalizedProgram, edits: readonly Edit[], body: string): void {
+  records.set(program, { edits, body })
+}
+
+/**
+ * The text `program` was parsed from, for whoever maps positions further (the debugger's source
+ * map); undefined for a program that lost its identity (cloned, serialised).
+ */
+export function bodyOf(program: NormalizedProgram): string | undefined {
+  return records.get(program)?.body
 }
 
 /** The ECMAScript line terminators, as acorn and V8 count them. */
