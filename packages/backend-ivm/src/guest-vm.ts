@@ -88,8 +88,8 @@ export async function createGuestVm(
       const text = String(message)
       hooks?.onCatastrophicError(text)
       try {
-        // isolated-vm may have disposed it already (it hit the limit before V8 gave up).
-        // isolated-vm lost the isolate's thread: its inspector sessions cannot be ended in order.
+        // isolated-vm may have disposed it already (it hit the limit before V8 gave up). Its
+        // thread is lost, so inspector sessions (engine-inspector.ts) cannot be ended in order first.
         if (!isolate.isDisposed) isolate.dispose()
       } catch {
         // Already disposed meanwhile: retired either way.
