@@ -9,7 +9,7 @@ import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
 import { replCommand, type ReplFlags } from './repl-command.js'
 import { runCommand, type RunFlags } from './run-command.js'
-import { addSandboxFlags } from './run-options.js'
+import { addSandboxFlags, portNumber } from './run-options.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -43,12 +43,11 @@ function buildProgram(): Command {
       .option(
         '--inspect [port]',
         'debug the program in Chrome DevTools: prints the URL to open (on an ivm backend; no deadline unless --timeout)',
+        portNumber,
       )
-      .option('--inspect-brk [port]', 'as --inspect, and wait for the debugger before the first line')
-      .option(
-        '--cpu-prof [file]',
-        'write a CPU profile of the run (.cpuprofile, opens in DevTools) to this file, or to cordon-<time>-<pid>.cpuprofile',
-      ),
+      .option('--inspect-brk [port]', 'as --inspect, and wait for the debugger before the first line', portNumber)
+      .option('--cpu-prof', 'write a CPU profile of the run (.cpuprofile, opens in DevTools) to cordon-<time>-<pid>.cpuprofile')
+      .option('--cpu-prof-name <file>', 'as --cpu-prof, to this file'),
   )
     .addHelpText('after', `\n${EXIT_CODES_HELP}`)
     .action(async (file: string | undefined, flags: RunFlags) => {

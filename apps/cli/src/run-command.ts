@@ -12,7 +12,7 @@ import { writeLine, writeLines, writeStdout } from './output.js'
 import { readProgram, type Program } from './read-program.js'
 import { reportFailure } from './report-failure.js'
 import { fetchFrom } from './fetch-flags.js'
-import { debugOptionsFrom, limitsFrom, mayUseIvm, selectOptionsFrom, type DebugFlags, type SandboxFlags } from './run-options.js'
+import { debugOptionsFrom, limitsFrom, profiling, mayUseIvm, selectOptionsFrom, type DebugFlags, type SandboxFlags } from './run-options.js'
 import { writeCpuProfile } from './cpu-profile-file.js'
 
 export interface RunFlags extends SandboxFlags, DebugFlags {
@@ -30,9 +30,7 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
   let globals: Record<string, unknown> | undefined
   let tools: ToolSet | undefined
   let fetch: FetchOptions | undefined
-  let debug: ReturnType<typeof debugOptionsFrom>
   try {
-    debug = debugOptionsFrom(flags)
     fetch = fetchFrom(flags)
     program = await readProgram(file, flags.eval)
     globals = flags.globals === undefined ? undefined : await loadGlobals(flags.globals)
@@ -57,13 +55,13 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
         ...(globals !== undefined && { globals }),
         ...(fetch !== undefined && { fetch }),
         ...(onEvent !== undefined && { onEvent }),
-        ...debug,
+        ...debugOptionsFrom(flags),
         signal: interrupt.signal,
       }),
       program,
     )
-    if (flags.cpuProf !== undefined && result.cpuProfile !== undefined) {
-      const written = await writeCpuProfile(result.cpuProfile, flags.cpuProf)
+    if (profiling(flags) && result.cpuProfile !== undefined) {
+      const written = await writeCpuProfile(result.cpuProfile, flags.cpuProfName)
       process.stderr.write(`CPU profile written to ${written}\n`)
     }
     if (json) writeStdout(runResultDocument(result, sandbox.backend.name))

@@ -18,11 +18,12 @@ export interface SandboxFlags extends FetchFlags {
   trace?: boolean
 }
 
-/** `cordon run`'s debugging flags: `true` or the port given. */
+/** `cordon run`'s debugging flags: `true`, or the port or file given. */
 export interface DebugFlags {
-  inspect?: string | true
-  inspectBrk?: string | true
-  cpuProf?: string | true
+  inspect?: number | true
+  inspectBrk?: number | true
+  cpuProf?: true
+  cpuProfName?: string
 }
 
 export const BACKEND_CHOICES = ['auto', 'subprocess', 'quickjs', 'ivm'] as const
@@ -70,7 +71,7 @@ export function selectOptionsFrom(flags: SandboxFlags & DebugFlags): CreateSandb
 }
 
 export function debugging(flags: DebugFlags): boolean {
-  return flags.inspect !== undefined || flags.inspectBrk !== undefined || flags.cpuProf !== undefined
+  return flags.inspect !== undefined || flags.inspectBrk !== undefined || profiling(flags)
 }
 
 /** The debugging flags as run options. A debugger suspends the deadline unless --timeout was given. */
@@ -79,18 +80,24 @@ export function debugOptionsFrom(flags: SandboxFlags & DebugFlags): Pick<RunOpti
   const inspect = flags.inspectBrk ?? flags.inspect
   if (inspect !== undefined) {
     options.inspector = {
-      ...(inspect === true ? {} : { port: portNumber(inspect) }),
+      ...(inspect === true ? {} : { port: inspect }),
       waitForDebugger: flags.inspectBrk !== undefined,
       suspendDeadline: flags.timeout === undefined,
     }
   }
-  if (flags.cpuProf !== undefined) options.cpuProfile = true
+  if (profiling(flags)) options.cpuProfile = true
   return options
 }
 
-function portNumber(value: string): number {
-  const port = Number(value)
-  if (!/^\d+$/.test(value) || port > 65535) throw new InvalidArgumentError(`--inspect: expected a port number, got ${value}`)
+/** `--cpu-prof`, or `--cpu-prof-name`, which implies it (a flag with an optional value would take a program file for its name). */
+export function profiling(flags: DebugFlags): boolean {
+  return flags.cpuProf === true || flags.cpuProfName !== undefined
+}
+
+/** The port of `--inspect [port]`, checked as commander parses it (a usage error otherwise). */
+export function portNumber(value: string): number {
+  const port = wholeNumber(value)
+  if (port > 65535) throw new InvalidArgumentError('expected a port number (0 to 65535).')
   return port
 }
 
