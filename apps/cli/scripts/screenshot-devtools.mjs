@@ -38,7 +38,7 @@ const tools = {
   },
 }
 
-const sandbox = createSandbox(createIvmBackend())
+const sandbox = createSandbox(createIvmBackend({ inspector: true }))
 let listening
 const endpoint = new Promise((resolve) => (listening = resolve))
 const run = sandbox.run(program, {

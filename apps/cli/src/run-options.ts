@@ -63,7 +63,8 @@ export function addSandboxFlags(command: Command): Command {
 /** The flags as @cordon/select options: `--backend` forces, `--prefer` orders. */
 export function selectOptionsFrom(flags: SandboxFlags & DebugFlags): CreateSandboxOptions {
   // Told, the CLI can still end its process after isolated-vm loses an isolate (process-end.ts).
-  const backendOptions = { ivm: { onCatastrophicError: noteLostIsolate } }
+  // Debugging your own program: the CLI turns on ivm's in-process inspector (off by default there).
+  const backendOptions = { ivm: { onCatastrophicError: noteLostIsolate, ...(debugging(flags) ? { inspector: true } : {}) } }
   if (flags.backend !== 'auto') return { backend: flags.backend, backendOptions }
   // Debugging and profiling need a backend with V8's inspector.
   const require = debugging(flags) ? { require: { inspector: true } } : {}

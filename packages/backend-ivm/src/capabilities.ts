@@ -30,6 +30,13 @@ export const IVM_CAPABILITIES: BackendCapabilities = Object.freeze({
   sessions: true,
   // The isolate runs on a thread of its own; disposing it from the host stops any guest code.
   preemptive: true,
-  // A run's isolate can be made with V8's inspector (never a pooled one, see ivm-backend.ts).
-  inspector: INSPECTOR_WORKS,
 })
+
+/**
+ * With `inspector: true` (options.ts): a run's isolate can be made with V8's inspector (never a
+ * pooled one, see ivm-backend.ts). Engine children of the subprocess backend serve inspected runs
+ * whatever this says: there a failure of isolated-vm's inspector ends only the child.
+ */
+export function ivmCapabilities(inspector: boolean): BackendCapabilities {
+  return inspector && INSPECTOR_WORKS ? Object.freeze({ ...IVM_CAPABILITIES, inspector: true }) : IVM_CAPABILITIES
+}

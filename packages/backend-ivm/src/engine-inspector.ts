@@ -10,6 +10,13 @@ import type { IvmIsolate } from './ivm-types.js'
  *   calls into a freed channel ("pure virtual method called", abort).
  * So a session ends quiet first (every domain that reports disabled, confirmed by the engine,
  * which also resumes a paused guest), then is disposed, and only then may its isolate go.
+ *
+ * And isolated-vm can lose a message: one dispatched just as the guest pauses (after the engine
+ * reported the pause, before its pause loop waits) or while that loop is between two waits
+ * becomes an interrupt nobody takes, and the debugger waits for its answer forever (seen: a
+ * `Debugger.resume` sent 1 ms after `Debugger.paused`). Any later message wakes the loop and it
+ * takes every queued one, so while a command is unanswered the session sends a no-op of its own
+ * every few milliseconds.
  */
 interface OpenSession {
   /** Quiets and disposes the session; resolves when done (at once if the isolate is gone). */
@@ -23,6 +30,10 @@ const REPORTING_DOMAINS = ['Debugger', 'Runtime', 'Profiler', 'HeapProfiler', 'C
 const OWN_IDS_FROM = 2_000_000_000
 /** Bound on the engine's confirmations: they come within a turn of the guest's interrupt checks. */
 const QUIET_WAIT_MS = 5_000
+/** How long a command may go unanswered before the session nudges the engine (see above). */
+const NUDGE_EVERY_MS = 20
+/** A command every engine answers at once, paused or not, with no effect. */
+const NUDGE = 'Runtime.getIsolateId'
 
 /**
  * An isolate made with `inspector: true` as core's inspector target: each session is one of
@@ -38,17 +49,29 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
       let attached = true
       let nextId = OWN_IDS_FROM
       const confirmations = new Map<number, () => void>()
+      // Commands dispatched and not answered yet; while there are any, the engine is nudged.
+      const unanswered = new Set<number>()
+      let nudging: ReturnType<typeof setInterval> | undefined
+      const answered = (callId: number) => {
+        unanswered.delete(callId)
+        if (unanswered.size === 0 && nudging !== undefined) {
+          clearInterval(nudging)
+          nudging = undefined
+        }
+      }
       session.onResponse = (callId, message) => {
-        const confirmed = confirmations.get(Number(callId))
+        const id = Number(callId)
+        answered(id)
+        const confirmed = confirmations.get(id)
         if (confirmed !== undefined) {
-          confirmations.delete(Number(callId))
+          confirmations.delete(id)
           confirmed()
-        } else if (attached) onMessage(String(message))
+        } else if (attached && id < OWN_IDS_FROM) onMessage(String(message))
       }
       session.onNotification = (message) => {
         if (attached) onMessage(String(message))
       }
-      const dispatch = (message: string): boolean => {
+      const send = (message: string): boolean => {
         if (isolate.isDisposed) return false
         try {
           session.dispatchProtocolMessage(message)
@@ -56,6 +79,21 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
         } catch {
           return false
         }
+      }
+      const nudge = () => {
+        if (!send(JSON.stringify({ id: nextId++, method: NUDGE }))) {
+          // The session or its isolate is gone: nothing will answer.
+          for (const id of [...unanswered]) answered(id)
+        }
+      }
+      const dispatch = (message: string): boolean => {
+        const id = commandId(message)
+        if (!send(message)) return false
+        if (id !== undefined) {
+          unanswered.add(id)
+          nudging ??= setInterval(nudge, NUDGE_EVERY_MS)
+        }
+        return true
       }
       const confirmed = (method: string) =>
         new Promise<void>((resolve) => {
@@ -73,6 +111,7 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
             await Promise.race([Promise.all(REPORTING_DOMAINS.map((domain) => confirmed(`${domain}.disable`))), late])
             clearTimeout(timer)
             sessions.delete(open)
+            for (const id of [...unanswered]) answered(id)
             if (isolate.isDisposed) return
             try {
               session.dispose()
@@ -104,4 +143,15 @@ export function closeInspectorSessions(isolate: IvmIsolate): Promise<void> | und
   const sessions = sessionsOf.get(isolate)
   if (sessions === undefined || sessions.size === 0) return undefined
   return Promise.all([...sessions].map((session) => session.close())).then(() => undefined)
+}
+
+/** The id of a command (a message with a numeric id), as the engine will answer it. */
+function commandId(message: string): number | undefined {
+  try {
+    const parsed: unknown = JSON.parse(message)
+    const id = typeof parsed === 'object' && parsed !== null ? (parsed as { id?: unknown }).id : undefined
+    return typeof id === 'number' ? id : undefined
+  } catch {
+    return undefined
+  }
 }

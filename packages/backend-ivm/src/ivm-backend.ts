@@ -1,6 +1,6 @@
 import { SandboxError, type RunError } from '@cordon/core'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '@cordon/core/backend'
-import { IVM_CAPABILITIES } from './capabilities.js'
+import { ivmCapabilities } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
 import { engineFailure } from './engine-failure.js'
 import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
@@ -122,7 +122,7 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
   return {
     specificationVersion: 'v1',
     name: 'ivm',
-    capabilities: IVM_CAPABILITIES,
+    capabilities: ivmCapabilities(settings.inspector),
     execute,
     openSession,
     async dispose() {

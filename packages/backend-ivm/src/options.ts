@@ -28,6 +28,14 @@ export interface IvmBackendOptions {
    * process, across backends. Default 3; 0 stops at the first.
    */
   maxLostIsolates?: number
+  /**
+   * Lets runs of this backend use `inspector` and `cpuProfile` in this process. Off by default:
+   * isolated-vm's inspector is not hardened — while the attack corpus ran with a CPU profile on
+   * every run, the process died in 2 of 5 full CI runs, cause not found. Turn it on to debug or
+   * profile code you trust; for untrusted code use the subprocess backend's isolated-vm engine
+   * children, where such a failure ends only the child. Never on Node 26 (see capabilities.ts).
+   */
+  inspector?: boolean
 }
 
 export interface ResolvedIvmOptions {
@@ -36,6 +44,7 @@ export interface ResolvedIvmOptions {
   poolIdleMs: number
   onCatastrophicError: ((message: string) => void) | undefined
   maxLostIsolates: number
+  inspector: boolean
 }
 
 export const DEFAULT_POOL_SIZE = 2
@@ -50,6 +59,9 @@ export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmO
   if (source !== undefined && typeof source !== 'function' && (typeof source !== 'object' || source === null)) {
     throw new SandboxError('INVALID_OPTIONS', 'createIvmBackend: isolatedVm must be the isolated-vm module or a function returning it')
   }
+  if (options.inspector !== undefined && typeof options.inspector !== 'boolean') {
+    throw new SandboxError('INVALID_OPTIONS', 'createIvmBackend: inspector must be a boolean')
+  }
   if (options.onCatastrophicError !== undefined && typeof options.onCatastrophicError !== 'function') {
     throw new SandboxError('INVALID_OPTIONS', 'createIvmBackend: onCatastrophicError must be a function')
   }
@@ -59,6 +71,7 @@ export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmO
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 64),
     poolIdleMs: integer('poolIdleMs', options.poolIdleMs, DEFAULT_POOL_IDLE_MS, 0, 24 * 60 * 60 * 1000),
     maxLostIsolates: integer('maxLostIsolates', options.maxLostIsolates, DEFAULT_MAX_LOST_ISOLATES, 0, 1000),
+    inspector: options.inspector === true,
   }
 }
 

@@ -248,7 +248,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
       return
     }
     // A debugger may hold the start (waitForDebugger); the deadline and an abort still end the run.
-    if (inspector !== undefined) await waitingForDebugger(vm, inspector.beforeStart())
+    if (inspector !== undefined) await inspector.beforeStart()
     if (settled) {
       main.release()
       return
@@ -274,24 +274,6 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     relay.close()
     vm.port.detach()
     mode.onEnd?.(inFlight === 0 && !vm.isolate.isDisposed)
-  }
-}
-
-/**
- * isolated-vm hands a debugger's messages to the isolate as interrupts, which an idle isolate (a
- * run waiting for its debugger to say go) did not always take until a task woke it: the
- * debugger's commands then went unanswered until the deadline. While the run waits, a cheap task
- * every 20 ms keeps it taking them (only then: such tasks on isolates being torn down with
- * inspector sessions made isolated-vm crash).
- */
-async function waitingForDebugger(vm: GuestVm, ready: Promise<void>): Promise<void> {
-  const wake = setInterval(() => {
-    if (!vm.isolate.isDisposed) vm.isolate.getHeapStatistics().catch(() => undefined)
-  }, 20)
-  try {
-    await ready
-  } finally {
-    clearInterval(wake)
   }
 }
 

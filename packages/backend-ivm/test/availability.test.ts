@@ -107,6 +107,7 @@ describe('options', () => {
     expect(() => createIvmBackend({ poolSize: -1 })).toThrow(/poolSize/)
     expect(() => createIvmBackend({ poolIdleMs: 1.5 })).toThrow(/poolIdleMs/)
     expect(() => createIvmBackend({ maxLostIsolates: -1 })).toThrow(/maxLostIsolates/)
+    expect(() => createIvmBackend({ inspector: 'yes' as never })).toThrow(/inspector must be a boolean/)
     expect(() => createIvmBackend({ onCatastrophicError: 'log' as never })).toThrow(/onCatastrophicError/)
   })
 })

@@ -116,7 +116,8 @@ export interface RunOptions extends Partial<Limits> {
    * engine listens on a loopback WebSocket at an unguessable path while the run lasts, showing the
    * code as the user wrote it (TypeScript included) and skipping cordon's own runtime. Whoever
    * connects controls the guest, tools included: for development only (SECURITY.md). Needs
-   * `capabilities.inspector` (the V8 backends); elsewhere, and in sessions, the run ends with
+   * `capabilities.inspector` (isolated-vm engine children; ivm in process when created with
+   * `inspector: true`); elsewhere, and in sessions, the run ends with
    * UNSUPPORTED. Off by default; the deadline still applies unless `suspendDeadline`.
    */
   inspector?: boolean | InspectorOptions
