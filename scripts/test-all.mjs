@@ -25,8 +25,8 @@ const all = workspaces()
 const reportDirs = [root, ...all.map((workspace) => workspace.dir)]
 clearReports(reportDirs)
 
-// The remote backend's fleet tests need HAProxy (Debian's package): found, or installed here, first.
-const haproxy = spawnSync('node scripts/ensure-haproxy.mjs', { cwd: root, stdio: 'inherit', shell: true }).status === 0
+// The fleet tests need HAProxy, the browser tests Chromium (Debian's packages): found, or installed here, first.
+const debianPackages = spawnSync('node scripts/ensure-debian-packages.mjs', { cwd: root, stdio: 'inherit', shell: true }).status === 0
 
 const job = (name, command, costS, lane = 'parallel') => ({ name, command, costS, lane, cwd: root })
 const jobs = [
@@ -64,12 +64,12 @@ if (!packagesOnly) {
 const outcomes = await runLanes(jobs, { slots })
 const { passed, failed, failures } = totalReports(reportDirs, root)
 reportTimings(outcomes, root, (performance.now() - started) / 1000)
-if (!haproxy) console.log('step failed: node scripts/ensure-haproxy.mjs')
+if (!debianPackages) console.log('step failed: node scripts/ensure-debian-packages.mjs')
 for (const outcome of outcomes)
   if (!outcome.ok) console.log(`job failed: ${outcome.name}${outcome.skipped ? ` (not run: ${outcome.skipped})` : ''}`)
 for (const failure of failures) console.log(`failed: ${failure}`)
 // A job that failed without a failing test in any report (a crash, a lint finding) counts once.
-const allJobsOk = haproxy && outcomes.every((outcome) => outcome.ok)
+const allJobsOk = debianPackages && outcomes.every((outcome) => outcome.ok)
 const crashed = !allJobsOk && failed === 0 ? 1 : 0
 console.log(`tests: ${passed} passed, ${failed + crashed} failed`)
 process.exit(allJobsOk && failed === 0 ? 0 : 1)

@@ -1,3 +1,19 @@
-import { packageBuild } from '../../config/tsup.base.js'
+import { browserBuild, packageBuild } from '../../config/tsup.base.js'
 
-export default packageBuild({ entry: { index: 'src/index.ts', backend: 'src/backend/index.ts' } })
+const entry = { index: 'src/index.ts', backend: 'src/backend/index.ts' }
+
+export default [
+  packageBuild({ entry }),
+  browserBuild({
+    entry,
+    // The guarded fetch needs Node's HTTP client and DNS: browsers get run-fetcher.browser.ts.
+    esbuildPlugins: [
+      {
+        name: 'browser-run-fetcher',
+        setup(build) {
+          build.onResolve({ filter: /^\.\/run-fetcher\.js$/ }, (args) => ({ path: `${args.resolveDir}/run-fetcher.browser.ts` }))
+        },
+      },
+    ],
+  }),
+]

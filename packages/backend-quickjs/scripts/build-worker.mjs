@@ -6,6 +6,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { build } from 'tsup'
+import { nodeBuiltinsThrow } from '../../../config/node-builtins-throw.mjs'
 
 await build({
   config: false,
@@ -20,6 +21,24 @@ await build({
   splitting: false,
   silent: true,
   noExternal: [/.*/],
+})
+
+// The same for a browser's Web Worker: one module a page loads from a URL, no bare imports left.
+await build({
+  config: false,
+  entry: { 'web-worker': 'src/worker/web-entry.ts' },
+  format: ['esm'],
+  platform: 'browser',
+  target: 'es2022',
+  outDir: 'dist-browser',
+  sourcemap: true,
+  clean: false,
+  dts: false,
+  splitting: false,
+  silent: true,
+  noExternal: [/.*/],
+  removeNodeProtocol: false,
+  esbuildPlugins: [nodeBuiltinsThrow],
 })
 
 // The packages in the bundle: every node_modules package its source map names.

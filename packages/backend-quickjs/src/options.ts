@@ -48,6 +48,12 @@ export interface QuickJSBackendOptions {
    */
   workers?: number
   /**
+   * In browsers: where the Web Worker module (`web-worker.js` of this package's `dist`) is served.
+   * Default: beside this module (`new URL('./web-worker.js', import.meta.url)`), which bundlers
+   * that copy such URLs (Vite, webpack 5) serve as is; with others, copy the file and say where.
+   */
+  workerUrl?: URL | string
+  /**
    * Which QuickJS engine runs the guest (see QuickJSEngineName). Default `'quickjs-wasi'`, or
    * `'quickjs-emscripten'` when `variant` is given.
    */
@@ -102,6 +108,7 @@ export interface ResolvedQuickJSOptions {
   thread: QuickJSThread
   /** Undefined: chosen from the machine's cores at the first run. */
   workers: number | undefined
+  workerUrl: URL | undefined
   engine: QuickJSEngineName
   variant: Loadable<VariantInput> | string | undefined
   wasmModule: Loadable<WasmModuleInput> | undefined
@@ -176,6 +183,7 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
     thread,
     engine,
     workers: options.workers === undefined ? undefined : integer('workers', options.workers, 1, 1, 256),
+    workerUrl: workerUrl(options.workerUrl),
     variant: options.variant,
     wasmModule: options.wasmModule,
     poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 16),
@@ -183,6 +191,18 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
     engineImage: flag('engineImage', options.engineImage, true),
     onDisposeError: callback('onDisposeError', options.onDisposeError),
   }
+}
+
+function workerUrl(value: unknown): URL | undefined {
+  if (value === undefined) return undefined
+  if (value instanceof URL) return value
+  const base = (globalThis as { location?: { href?: string } }).location?.href
+  try {
+    if (typeof value === 'string') return new URL(value, base)
+  } catch {
+    // Said below.
+  }
+  throw new SandboxError('INVALID_OPTIONS', `createQuickJSBackend: workerUrl must be a URL, got ${describeOptionValue(value)}`)
 }
 
 function integer(name: string, value: unknown, fallback: number, min: number, max: number): number {

@@ -1,3 +1,4 @@
+import { runsOnNode } from './host-platform.js'
 import type { WasmModuleInput } from './options.js'
 
 /**
@@ -25,6 +26,10 @@ export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.M
 /** compileWasm, and the bytes it compiled (undefined when given a compiled module). */
 export async function compileWasmKeepingBytes(input: WasmModuleInput): Promise<{ module: WebAssembly.Module; bytes?: Uint8Array }> {
   if (input instanceof WebAssembly.Module) return { module: input }
+  if (!(input instanceof ArrayBuffer) && !ArrayBuffer.isView(input)) {
+    const url = await toUrl(input)
+    if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') return compileStreaming(url)
+  }
   const bytes =
     input instanceof ArrayBuffer
       ? new Uint8Array(input)
@@ -51,11 +56,34 @@ export async function wasmUrlOf(specifier: string): Promise<URL> {
   return pathToFileURL(createRequire(import.meta.url).resolve(specifier))
 }
 
+/**
+ * quickjs-wasi's `.wasm`: on Node, Bun and Deno the package export; in browsers the copy the
+ * build puts beside this module (dist/quickjs-wasi.wasm), which bundlers serve with it.
+ */
+export function defaultWasiWasmUrl(): Promise<URL> {
+  return runsOnNode() ? wasmUrlOf(WASI_WASM_SPECIFIER) : Promise.resolve(new URL('./quickjs-wasi.wasm', import.meta.url))
+}
+
 /** WebAssembly.compile takes bytes backed by a plain ArrayBuffer; copying is cheap next to compiling. */
 function copyBytes(view: ArrayBufferView): Uint8Array<ArrayBuffer> {
   const bytes = new Uint8Array(view.byteLength)
   bytes.set(new Uint8Array(view.buffer, view.byteOffset, view.byteLength))
   return bytes
+}
+
+/**
+ * Fetched once; compiled as it downloads (browsers), while the same bytes are kept to check the
+ * shipped engine image against. A server that does not say `application/wasm` gets the plain compile.
+ */
+async function compileStreaming(url: URL): Promise<{ module: WebAssembly.Module; bytes: Uint8Array }> {
+  const response = await fetch(url)
+  if (!response.ok) throw new Error(`fetching ${url.href} failed with HTTP ${response.status}`)
+  const [streamed, buffer] = await Promise.all([
+    WebAssembly.compileStreaming(response.clone()).catch(() => undefined),
+    response.arrayBuffer(),
+  ])
+  const bytes = new Uint8Array(buffer)
+  return { module: streamed ?? (await WebAssembly.compile(bytes)), bytes }
 }
 
 async function toUrl(input: URL | string): Promise<URL> {

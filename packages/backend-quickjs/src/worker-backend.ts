@@ -10,6 +10,9 @@ import { SHIPPED, loadWasiBuildAndImage } from './wasi/wasi-maker.js'
 import { compileWasm, defaultWasmUrl } from './wasm-source.js'
 import type { WasiFromHost, WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
+import { startWebWorker, webWorkerConstructor } from './web-worker-thread.js'
+import type { EngineImage } from './engine-image.js'
+import { runsOnNode } from './host-platform.js'
 
 /**
  * How long a stopped run may take to report before it ends anyway with its stop reason (a run
@@ -114,20 +117,12 @@ function imageOfWorkers(imageNote: string): string {
 }
 
 async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loading: Promise<WasiFromHost>) => void): Promise<ChannelPool> {
-  let threads: typeof import('node:worker_threads')
-  try {
-    threads = await import('node:worker_threads')
-  } catch (error) {
-    throw new SandboxError('BACKEND_UNAVAILABLE', 'this host has no worker threads (node:worker_threads): ' + describeError(error), {
-      cause: error,
-      fix: "Use createQuickJSBackend({ thread: 'inline' }); guest code then runs on the host's thread.",
-    })
-  }
+  const platform = await workerPlatform(settings)
   // quickjs-wasi's module and image load here while the first worker starts (they go to it as a
   // message), and to every later worker in its data.
   const wasiComing = settings.engine === 'quickjs-wasi' ? loadWasiBuildAndImage(settings) : undefined
   if (wasiComing !== undefined) onWasiLoading(wasiComing)
-  const [entry, engine] = await Promise.all([findWorkerEntry(), hostLoadedEngine(settings)])
+  const engine = await hostLoadedEngine(settings)
   const data: WorkerData['settings'] = {
     engine: settings.engine,
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,
@@ -143,10 +138,14 @@ async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loadi
     data.wasiComing = false
   })
   const { onDisposeError } = settings
+  // The first engine image a worker takes is handed to every worker started after it.
+  const onImage = (image: EngineImage) => void (data.image ??= image)
   return new ChannelPool({
     label: 'QuickJS worker',
-    // The first engine image a worker takes is handed to every worker started after it.
-    start: (events) => startWorker(threads, entry, data, events, (image) => (data.image ??= image), wasiComing),
+    start: (events) =>
+      platform.kind === 'web'
+        ? startWebWorker(platform.Worker, platform.entry, data, events, onImage, wasiComing)
+        : startWorker(platform.threads, platform.entry, data, events, onImage, wasiComing),
     maxSides: settings.workers ?? defaultWorkerCount(await cores()),
     minSides: 1,
     idleMs: WORKER_IDLE_MS,
@@ -155,6 +154,28 @@ async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loadi
     killGraceMs: WORKER_KILL_GRACE_MS,
     onWarn: onDisposeError === undefined ? undefined : (message) => onDisposeError(new Error(message)),
   })
+}
+
+type WorkerPlatform =
+  | { kind: 'node'; threads: typeof import('node:worker_threads'); entry: URL }
+  | { kind: 'web'; Worker: NonNullable<ReturnType<typeof webWorkerConstructor>>; entry: URL }
+
+/** Node's worker threads (Node, Bun, Deno), else a browser's Web Workers, else BACKEND_UNAVAILABLE. */
+async function workerPlatform(settings: ResolvedQuickJSOptions): Promise<WorkerPlatform> {
+  const Worker = webWorkerConstructor()
+  if (!runsOnNode() && Worker !== undefined) {
+    return { kind: 'web', Worker, entry: settings.workerUrl ?? new URL('./web-worker.js', import.meta.url) }
+  }
+  let threads: typeof import('node:worker_threads')
+  try {
+    threads = await import('node:worker_threads')
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', 'this host has no worker threads (node:worker_threads): ' + describeError(error), {
+      cause: error,
+      fix: "Use createQuickJSBackend({ thread: 'inline' }); guest code then runs on the host's thread.",
+    })
+  }
+  return { kind: 'node', threads, entry: await findWorkerEntry() }
 }
 
 /** Twice the cores (runs wait on tools as often as they compute), from 2 to 16. */

@@ -11,7 +11,7 @@ export function findHaproxy(): string {
   if (found === undefined || found === '')
     throw new Error(
       'HAProxy is not installed, and the fleet tests need a real one: run `apt-get install haproxy` ' +
-        '(npm test does it through scripts/ensure-haproxy.mjs when it runs as root)',
+        '(npm test does it through scripts/ensure-debian-packages.mjs when it runs as root)',
     )
   return found
 }

@@ -3,7 +3,7 @@ import { describeError } from '../engine-failure.js'
 import { NO_IMAGE, type EngineMaker } from '../engine-maker.js'
 import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../fresh-engine.js'
 import { load, type ResolvedQuickJSOptions } from '../options.js'
-import { WASI_WASM_SPECIFIER, compileWasmKeepingBytes, wasmUrlOf } from '../wasm-source.js'
+import { compileWasmKeepingBytes, defaultWasiWasmUrl } from '../wasm-source.js'
 import type { WasiFromHost } from '../worker/worker-data.js'
 import type { ShippedImage } from './image-file.js'
 import { readShippedImage } from './shipped-image.js'
@@ -69,7 +69,7 @@ export async function loadWasiBuild(settings: ResolvedQuickJSOptions): Promise<W
   const wasi = await importWasi()
   try {
     const given = settings.wasmModule
-    return { wasi, ...(await compileWasmKeepingBytes(given === undefined ? await wasmUrlOf(WASI_WASM_SPECIFIER) : await load(given))) }
+    return { wasi, ...(await compileWasmKeepingBytes(given === undefined ? await defaultWasiWasmUrl() : await load(given))) }
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
       cause: error,

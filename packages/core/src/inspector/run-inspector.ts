@@ -13,7 +13,7 @@ import {
 } from '../backend/v1/inspector-hooks.js'
 import type { CpuProfile } from './cpu-profile.js'
 import type { InspectorPlan } from './inspector-options.js'
-import { startInspectorServer, type InspectorServer } from './inspector-server.js'
+import type { InspectorServer } from './inspector-server.js'
 
 /** Scripts a backend compiles for itself are named so; a debugger steps over them. */
 const IGNORED_SCRIPTS = [`^${RUNTIME_SCRIPT_PREFIX}`]
@@ -138,6 +138,8 @@ export class RunInspector implements InspectorHooks {
   async listen(): Promise<void> {
     const options = this.plan.debugger
     if (options === undefined) return
+    // Loaded here, not at the top: it needs Node's http, and core's entry also loads in browsers.
+    const { startInspectorServer } = await import('./inspector-server.js')
     this.server = await startInspectorServer(options.host, options.port, (client, onMessage) => {
       if (this.ended) {
         client.close('the run has ended')

@@ -1,0 +1,152 @@
+/**
+ * The QuickJS backend in real headless Chromium: bundled for the browser, engines in Web Workers,
+ * with and without cross-origin isolation. A spinning guest never holds the page's thread (the
+ * page's own timer keeps ticking), and a run still ends at its deadline or on abort.
+ * Quiet lane: it measures the page's responsiveness.
+ */
+import { afterAll, beforeAll, describe, expect, it } from 'vitest'
+import type { Browser, Page } from 'playwright-core'
+import type { createSandbox } from '@cordon/core'
+import type { createQuickJSBackend } from '../src/index.js'
+import { bundleTestPage, launchChromium, removeDir, servePage, type PageServer } from './helpers/browser-page.js'
+
+/** What the test page puts on globalThis (browser/page-entry.ts). */
+interface PageCordon {
+  createSandbox: typeof createSandbox
+  createQuickJSBackend: typeof createQuickJSBackend
+}
+declare const cordon: PageCordon
+
+let dir: string
+let browser: Browser
+
+beforeAll(async () => {
+  dir = await bundleTestPage()
+  browser = await launchChromium()
+}, 120_000)
+
+afterAll(async () => {
+  await browser?.close()
+  if (dir !== undefined) removeDir(dir)
+})
+
+for (const isolated of [false, true]) {
+  describe(isolated ? 'a cross-origin isolated page (SharedArrayBuffer)' : 'a page without cross-origin isolation', () => {
+    let server: PageServer
+    let page: Page
+
+    beforeAll(async () => {
+      server = await servePage(dir, { isolated })
+      page = await browser.newPage()
+      const errors: string[] = []
+      page.on('pageerror', (error) => errors.push(error.message))
+      await page.goto(server.url)
+      await page.waitForFunction(() => 'cordon' in globalThis, undefined, { timeout: 30_000 })
+      expect(errors).toEqual([])
+      expect(await page.evaluate(() => globalThis.crossOriginIsolated)).toBe(isolated)
+      // One sandbox for the page, as an app keeps one.
+      await page.evaluate(() => {
+        Object.assign(globalThis, { sandbox: cordon.createSandbox(cordon.createQuickJSBackend()) })
+      })
+    }, 60_000)
+
+    afterAll(async () => {
+      await page?.evaluate(() => (globalThis as unknown as { sandbox: { dispose(): Promise<void> } }).sandbox.dispose())
+      await page?.close()
+      await server?.close()
+    })
+
+    it('runs a program with an async tool and its logs, in a Web Worker', async () => {
+      const result = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        return sandbox.run('const user = await db.user({ id: 7 })\nconsole.log("found", user.name)\nuser.name.toUpperCase()', {
+          tools: { 'db.user': { execute: ({ id }: { id: number }) => ({ id, name: `user-${id}` }) } },
+        })
+      })
+      expect(result).toMatchObject({ ok: true, value: 'USER-7', logs: [{ level: 'log', message: 'found user-7' }] })
+      // The engines run off the page's thread: the page itself has no QuickJS.
+      const workers = await page.evaluate(() =>
+        performance.getEntriesByType('resource').some((entry) => entry.name.endsWith('/web-worker.js')),
+      )
+      expect(workers).toBe(true)
+    })
+
+    it('TypeScript, typed errors and the value model are the same as on a server', async () => {
+      const results = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        return Promise.all([
+          sandbox.run('const n: number = 2\nnew Map([[n, { at: new Date(0) }]])'),
+          sandbox.run('let x = ;'),
+          sandbox.run('null.x'),
+        ])
+      })
+      expect(results[0]).toMatchObject({ ok: true })
+      expect(results[1]).toMatchObject({ ok: false, error: { code: 'SYNTAX_ERROR' } })
+      expect(results[2]).toMatchObject({ ok: false, error: { code: 'RUNTIME_ERROR', name: 'TypeError' } })
+    })
+
+    it('what a page cannot do is refused, saying so: synchronous tools and the guarded fetch', async () => {
+      const results = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        const catching = (call: string) => `try { ${call}; 'no error' } catch (error) { String(error.message) }`
+        return Promise.all([
+          sandbox.run(catching('clock.now()'), { tools: { 'clock.now': { sync: true, execute: () => 1 } } }),
+          sandbox.run(catching('await fetch("https://example.com/")'), { fetch: { allow: ['https://example.com'] } }),
+        ])
+      })
+      expect(results[0]).toMatchObject({ ok: true, value: expect.stringMatching(/synchronous tools cannot be called here/) })
+      expect(results[1]).toMatchObject({ ok: true, value: expect.stringMatching(/fetch is not available in a browser/) })
+    })
+
+    it('a spinning guest ends TIMEOUT at its deadline while the page keeps running, and the next run works', async () => {
+      const timeoutMs = 1_500
+      const measured = await page.evaluate(async (timeoutMs) => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        let last = performance.now()
+        let longestGap = 0
+        let ticks = 0
+        const timer = setInterval(() => {
+          const now = performance.now()
+          longestGap = Math.max(longestGap, now - last)
+          last = now
+          ticks += 1
+        }, 10)
+        const started = performance.now()
+        const result = await sandbox.run('while (true) {}', { timeoutMs })
+        const elapsed = performance.now() - started
+        clearInterval(timer)
+        const next = await sandbox.run('6 * 7')
+        return { result, elapsed, longestGap, ticks, next }
+      }, timeoutMs)
+      expect(measured.result).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+      expect(measured.elapsed).toBeGreaterThanOrEqual(timeoutMs - 50)
+      expect(measured.elapsed).toBeLessThan(timeoutMs + 5_000)
+      // Had the guest run on the page's thread, the page's timer would have stopped for the whole deadline.
+      expect(measured.longestGap).toBeLessThan(timeoutMs / 2)
+      expect(measured.ticks).toBeGreaterThan(10)
+      expect(measured.next).toMatchObject({ ok: true, value: 42 })
+    })
+
+    it('an abort ends a spinning guest ABORTED long before its deadline', async () => {
+      const measured = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        const controller = new AbortController()
+        const started = performance.now()
+        setTimeout(() => controller.abort(), 300)
+        const result = await sandbox.run('for (;;) {}', { timeoutMs: 30_000, signal: controller.signal })
+        return { result, elapsed: performance.now() - started, next: await sandbox.run('1 + 1') }
+      })
+      expect(measured.result).toMatchObject({ ok: false, error: { code: 'ABORTED' } })
+      expect(measured.elapsed).toBeLessThan(15_000)
+      expect(measured.next).toMatchObject({ ok: true, value: 2 })
+    })
+
+    it('a guest that allocates without end ends MEMORY_LIMIT', async () => {
+      const result = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        return sandbox.run('const keep = []\nfor (;;) keep.push(new Array(10000).fill(1))', { memoryMb: 32, timeoutMs: 20_000 })
+      })
+      expect(result).toMatchObject({ ok: false, error: { code: 'MEMORY_LIMIT' } })
+    })
+  })
+}
