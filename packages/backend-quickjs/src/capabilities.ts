@@ -27,3 +27,10 @@ export const INLINE_CAPABILITIES: BackendCapabilities = Object.freeze({
   // A guest that never yields holds the host's event loop until its deadline.
   preemptive: false,
 })
+
+/** Worker mode in a browser: Web Workers cannot receive the page's answer while blocked. */
+export const WEB_WORKER_CAPABILITIES: BackendCapabilities = Object.freeze({
+  ...QUICKJS_CAPABILITIES,
+  // A Web Worker has no receiveMessageOnPort: it cannot block for an answer (see worker/web-entry.ts).
+  syncHostCalls: false,
+})

@@ -1,6 +1,7 @@
 import { SandboxError } from '@cordon/core'
 import { describeOptionValue } from '@cordon/core/backend'
 import type { QuickJSSyncVariant } from 'quickjs-emscripten-core'
+import { runsOnNode } from './host-platform.js'
 
 /** A value, a promise of it, or a function returning either: how unstorage-style drivers take injections. */
 export type Loadable<T> = T | Promise<T> | (() => T | Promise<T>)
@@ -127,6 +128,13 @@ export const DEFAULT_MAX_STACK_SIZE_BYTES: Readonly<Record<QuickJSEngineName, nu
   'quickjs-wasi': 384 * 1024,
   'quickjs-emscripten': 256 * 1024,
 }
+/**
+ * In browsers: a worker's native stack there is a fraction of a Node worker thread's (4 MiB), and
+ * QuickJS's C recursion in WebAssembly uses it past what QuickJS counts. Measured in Chromium 156:
+ * with 160 KiB a guest still catches its own overflow (~680 plain calls, ~330 async ones); with
+ * 192 KiB async recursion overflowed the worker's stack first.
+ */
+export const BROWSER_MAX_STACK_SIZE_BYTES = 160 * 1024
 /** quickjs-wasi 3.7.0 refuses a larger QuickJS stack limit (its MAX_STACK_SIZE). */
 export const WASI_MAX_STACK_SIZE_BYTES = 512 * 1024
 
@@ -169,7 +177,7 @@ export function resolveOptions(options: QuickJSBackendOptions = {}): ResolvedQui
   const maxStackSizeBytes = integer(
     'maxStackSizeBytes',
     options.maxStackSizeBytes,
-    DEFAULT_MAX_STACK_SIZE_BYTES[engine],
+    runsOnNode() ? DEFAULT_MAX_STACK_SIZE_BYTES[engine] : Math.min(BROWSER_MAX_STACK_SIZE_BYTES, DEFAULT_MAX_STACK_SIZE_BYTES[engine]),
     16 * 1024,
     8 * 1024 * 1024,
   )

@@ -1,6 +1,6 @@
 import { SandboxError } from '@cordon/core'
 import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
-import { QUICKJS_CAPABILITIES } from './capabilities.js'
+import { QUICKJS_CAPABILITIES, WEB_WORKER_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'
 import { load, type ResolvedQuickJSOptions } from './options.js'
@@ -50,7 +50,8 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): QuickJSBa
   return {
     specificationVersion: 'v1',
     name: 'quickjs',
-    capabilities: QUICKJS_CAPABILITIES,
+    // Known before anything loads: where there is no Node, the pool runs Web Workers.
+    capabilities: !runsOnNode() && webWorkerConstructor() !== undefined ? WEB_WORKER_CAPABILITIES : QUICKJS_CAPABILITIES,
     async diagnose() {
       if (settings.engine !== 'quickjs-wasi') {
         const engineImage = !settings.engineImage

@@ -94,7 +94,8 @@ for (const isolated of [false, true]) {
           sandbox.run(catching('await fetch("https://example.com/")'), { fetch: { allow: ['https://example.com'] } }),
         ])
       })
-      expect(results[0]).toMatchObject({ ok: true, value: expect.stringMatching(/synchronous tools cannot be called here/) })
+      // Refused before any guest code runs: the backend declares syncHostCalls false in a page.
+      expect(results[0]).toMatchObject({ ok: false, error: { code: 'UNSUPPORTED', message: expect.stringMatching(/syncHostCalls/) } })
       expect(results[1]).toMatchObject({ ok: true, value: expect.stringMatching(/fetch is not available in a browser/) })
     })
 

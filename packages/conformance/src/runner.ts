@@ -15,6 +15,7 @@ export function resolveConformanceOptions(options: ConformanceOptions = {}): Res
     sessionChurn: options.sessionChurn ?? 500,
     lifecycleMemorySlackMb: options.lifecycleMemorySlackMb ?? 40,
     sandboxDefaults: options.sandboxDefaults ?? {},
+    knownGaps: options.knownGaps ?? {},
   })
 }
 

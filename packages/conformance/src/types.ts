@@ -63,6 +63,12 @@ export interface ConformanceOptions {
    * `{ cpuProfile: true }` runs the checks with the inspector on. Default none.
    */
   sandboxDefaults?: SandboxDefaults
+  /**
+   * Checks this backend is known to fail, by name, with why: each is registered as a test that
+   * must still fail (vitest's `it.fails`), its title saying why, so the gap is on record and the
+   * suite says when it closes. A name that matches no registered check is an error. Default none.
+   */
+  knownGaps?: Readonly<Record<string, string>>
 }
 
 export type ResolvedConformanceOptions = Readonly<Required<ConformanceOptions>>

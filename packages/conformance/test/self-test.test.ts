@@ -3,7 +3,7 @@
  * guard the promise it breaks, while the correct reference backend passes them.
  */
 import { describe, expect, it } from 'vitest'
-import { conformanceChecks, conformanceGroups } from '../src/describe.js'
+import { conformanceChecks, conformanceGroups, describeBackendConformance } from '../src/describe.js'
 import { runConformanceCheck } from '../src/runner.js'
 import { CONFORMANCE_GROUPS, type BackendFactory, type ConformanceCheck, type ConformanceOptions } from '../src/types.js'
 import {
@@ -19,6 +19,7 @@ import {
   createToolRetryingBackend,
 } from './fakes/broken-backends.js'
 import { createVmBackend } from './fakes/vm-backend.js'
+import { VM_LIMITATIONS } from './fakes/vm-limitations.js'
 import type { SandboxBackend } from '@cordon/core/backend'
 
 function check(name: string): ConformanceCheck {
@@ -209,5 +210,26 @@ describe('runConformanceCheck', () => {
     )
     expect(outcome.status).toBe('passed')
     expect(disposed).toBe(3)
+  })
+})
+
+describe('knownGaps', () => {
+  it('refuses a name that is no check of the groups registered', () => {
+    expect(() =>
+      describeBackendConformance(() => createVmBackend(), { groups: ['values'], knownGaps: { 'no such check': 'why' } }),
+    ).toThrow(/knownGaps names no check/)
+  })
+})
+
+// Gaps on record: the reference's two limitations in the errors group are registered as tests
+// that must fail (it.fails), titled with why; the rest of the group must pass as usual.
+const ERRORS_GAPS = [
+  'a guest error stack shows no host paths',
+  'engine work the host does not see (an async WebAssembly compile, a refused import()) is not a deadlock',
+]
+describe('knownGaps on the node:vm reference', () => {
+  describeBackendConformance(() => createVmBackend(), {
+    groups: ['errors'],
+    knownGaps: Object.fromEntries(ERRORS_GAPS.map((name) => [name, VM_LIMITATIONS.get(name)!.reason])),
   })
 })
