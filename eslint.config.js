@@ -29,6 +29,7 @@ export default tseslint.config(
   {
     ignores: [
       '**/dist/**',
+      '**/dist-browser/**',
       '**/node_modules/**',
       '**/test-results/**',
       '.bench-results/**',

@@ -13,7 +13,9 @@ export const nodeBuiltinsThrow = {
   setup(build) {
     build.onResolve({ filter: NODE_BUILTIN }, (args) => ({ path: args.path, namespace: 'node-builtin' }))
     build.onLoad({ filter: /.*/, namespace: 'node-builtin' }, (args) => ({
-      contents: `throw new Error(${JSON.stringify(`${args.path} is not available in a browser`)})`,
+      // An ES module (no CommonJS wrapper, whose helpers a bundler would warn about), so only a
+      // dynamic import() may reach one: a static import would throw as its chunk loads.
+      contents: `throw new Error(${JSON.stringify(`${args.path} is not available in a browser`)})\nexport {}\n`,
       loader: 'js',
     }))
   },

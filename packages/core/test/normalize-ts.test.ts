@@ -151,9 +151,18 @@ describe('TypeScript syntax is stripped', () => {
 })
 
 describe('TypeScript syntax errors', () => {
-  test('unfenced: when neither parse works, the JavaScript error is reported', async () => {
-    // As JS the `:` is unexpected (col 8); sucrase would complain later — the JS error wins.
+  test('unfenced: when neither parse works, the JavaScript error is reported on its line', async () => {
+    // As JS the `:` is unexpected (col 8); sucrase would complain later on the same line — the JS error wins.
     expect(await syntaxError('const x: number = ;')).toEqual({ name: 'SyntaxError', message: 'Unexpected token', line: 1, column: 8 })
+    // TypeScript with its mistake on a later line: the mistake, not the first annotation.
+    expect(await syntaxError('const a: number = 1\nconst b: = 2')).toMatchObject({ line: 2, column: 10 })
+    // Plain JavaScript keeps its JavaScript error.
+    expect(await syntaxError('const a = 1\nconst b = = 2')).toEqual({
+      name: 'SyntaxError',
+      message: 'Unexpected token',
+      line: 2,
+      column: 11,
+    })
   })
 
   test('ts fence: the TypeScript error is reported, in original coordinates', async () => {

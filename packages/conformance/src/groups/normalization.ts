@@ -79,6 +79,12 @@ export const normalizationChecks: readonly ConformanceCheck[] = [
   ),
   syntaxError('a syntax error → SYNTAX_ERROR at the user’s line and column', 'const a = 1\nconst b = ;', 2, 11),
   syntaxError(
+    'a syntax error in TypeScript → SYNTAX_ERROR at its own line, not at the first type annotation',
+    'const a: number = 1\nconst b: = 2',
+    2,
+    10,
+  ),
+  syntaxError(
     'a syntax error in a fence counts the text and fence lines',
     `Some text\n${FENCE}js\nconst a = 1\nconst b = ;\n${FENCE}`,
     4,

@@ -3,8 +3,7 @@
  * (as Node's `--inspect`), plus the `/json/list` and `/json/version` pages Chrome's
  * `chrome://inspect` reads to find targets. `ws` is loaded the first time a run asks for it.
  */
-import { randomUUID } from 'node:crypto'
-import http from 'node:http'
+import type http from 'node:http'
 import type { AddressInfo } from 'node:net'
 import type { WebSocket } from 'ws'
 import { SandboxError } from '../errors.js'
@@ -28,8 +27,8 @@ export type OnClient = (client: DebuggerClient, onMessage: (handler: (message: s
 const PROTOCOL_VERSION = '1.3'
 
 export async function startInspectorServer(host: string, port: number, onClient: OnClient): Promise<InspectorServer> {
-  const { WebSocketServer } = await import('ws')
-  const id = randomUUID()
+  const [{ WebSocketServer }, { default: http }] = await Promise.all([import('ws'), import('node:http')])
+  const id = globalThis.crypto.randomUUID()
   const sockets = new Set<WebSocket>()
   const wss = new WebSocketServer({ noServer: true, maxPayload: 256 * 1024 * 1024 })
   // Known once the server listens, before anyone can ask for the list.

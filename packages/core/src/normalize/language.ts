@@ -3,9 +3,11 @@
  *
  * A ```ts / ```typescript / ```tsx fence forces TypeScript. Otherwise the code is parsed as
  * JavaScript first (fast path, and the usual case); only when that fails are types stripped with
- * sucrase and the result parsed again: if that parses, the program is TypeScript; if not, the
- * ORIGINAL JavaScript error is reported (it is about the code the user wrote, not about what
- * sucrase made of it).
+ * sucrase and the result parsed again: if that parses, the program is TypeScript. If not, the
+ * JavaScript error is reported (it is about the code the user wrote), unless it is an unexpected
+ * token on an earlier line than the TypeScript parse's error: then the code is TypeScript with a
+ * mistake further down (the JavaScript parse stopped at its first annotation), and the mistake's
+ * place is what the user needs.
  *
  * Known ambiguity: some TypeScript is also valid JavaScript with another meaning. `f<T>(x)` is a
  * generic call in TypeScript but `(f < T) > x` in JavaScript — and JavaScript wins, since it
@@ -47,11 +49,25 @@ export async function parseGuestCode(code: string, forceTypeScript: boolean): Pr
   if (stripped.ok) {
     const tsAnalysis = analyze(stripped.code)
     if (tsAnalysis.ok) return { ok: true, analysis: tsAnalysis, language: 'ts' }
+    // Stripping keeps lines, not columns: compare by line.
+    if (typeScriptFurther(jsError, code, lineOf(stripped.code, tsAnalysis.error.offset))) return failure(stripped.code, tsAnalysis.error)
   } else if (!stripped.error.tooDeep) {
     const jsx = await jsxInTypeScript(code)
     if (jsx !== undefined) return jsx
+    if (typeScriptFurther(jsError, code, lineOf(code, stripped.error.offset))) return failure(code, stripped.error)
   }
   return failure(code, jsError)
+}
+
+/** The JavaScript parse stopped at a token TypeScript took, on a line before TypeScript's own error. */
+function typeScriptFurther(jsError: ParseFailure, code: string, typeScriptLine: number): boolean {
+  return jsError.message.startsWith('Unexpected token') && typeScriptLine > lineOf(code, jsError.offset)
+}
+
+function lineOf(text: string, offset: number): number {
+  let line = 0
+  for (let at = text.indexOf('\n'); at !== -1 && at < offset; at = text.indexOf('\n', at + 1)) line++
+  return line
 }
 
 function failure(text: string, error: ParseFailure): GuestParse {
