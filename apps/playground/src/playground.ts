@@ -4,10 +4,12 @@
  * own timer keeps counting while a guest spins: the guest never runs on this thread.
  */
 import { createSandbox, type RunEvent, type RunResult } from '@cordon/core'
-import { createQuickJSBackend } from '@cordon/backend-quickjs'
+import { selectBackend } from '@cordon/select'
 import { DECLARATIONS, DEMO_TOOLS, EXAMPLE_PROGRAM } from './demo-tools.js'
 
-const sandbox = createSandbox(createQuickJSBackend(), { maxToolCalls: 1_000 })
+// @cordon/select picks the backend that works here (QuickJS, in a browser) and says why.
+const selection = selectBackend()
+const sandbox = selection.then(({ backend }) => createSandbox(backend, { maxToolCalls: 1_000 }))
 
 const element = <T extends HTMLElement>(id: string) => document.getElementById(id) as T
 const program = element<HTMLTextAreaElement>('program')
@@ -18,6 +20,16 @@ const status = element<HTMLSpanElement>('status')
 const events = element<HTMLOListElement>('events')
 const result = element<HTMLPreElement>('result')
 const ticks = element<HTMLSpanElement>('ticks')
+
+void selection.then(({ name, report }) => {
+  const backends = element<HTMLUListElement>('backends')
+  for (const candidate of report.candidates) {
+    const item = document.createElement('li')
+    item.className = candidate.name === name ? 'chosen' : ''
+    item.textContent = `${candidate.name}: ${candidate.name === name ? 'chosen — ' : ''}${candidate.reason}`
+    backends.append(item)
+  }
+})
 
 program.value = EXAMPLE_PROGRAM
 element<HTMLPreElement>('declarations').textContent = DECLARATIONS
@@ -57,7 +69,7 @@ async function runProgram(): Promise<void> {
   result.textContent = ''
   result.className = ''
   status.textContent = 'running…'
-  const outcome = await sandbox.run(program.value, {
+  const outcome = await (await sandbox).run(program.value, {
     tools: DEMO_TOOLS,
     timeoutMs: Number(timeout.value) || 2_000,
     signal: controller.signal,

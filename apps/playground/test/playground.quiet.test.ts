@@ -56,6 +56,11 @@ it('runs the example program: tools answer, logs stream in, the value shows', as
   expect(events.some((line) => line.includes('Ada: 19 °C in Lisbon'))).toBe(true)
   expect(events.some((line) => line.includes('weather.today answered'))).toBe(true)
   expect(await page.textContent('#declarations')).toContain('function today(input: { city: string })')
+  // @cordon/select chose QuickJS, said why the subprocess backend cannot run here, and probed no further.
+  const backends = await page.locator('#backends li').allTextContents()
+  expect(backends.find((line) => line.startsWith('quickjs:'))).toMatch(/^quickjs: chosen/)
+  expect(backends.find((line) => line.startsWith('subprocess:'))).toMatch(/cannot run in a browser/)
+  expect(backends.find((line) => line.startsWith('ivm:'))).toMatch(/not probed: quickjs was chosen first/)
   mkdirSync('test-results', { recursive: true })
   await page.screenshot({ path: 'test-results/playground.png' })
 })

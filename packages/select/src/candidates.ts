@@ -1,3 +1,5 @@
+import { builtinImport } from './builtin-imports.js'
+
 /**
  * One backend select can try. The three built-ins are below; passing your own list
  * (`candidates` option) is an advanced seam for bundlers, third-party backends and tests.
@@ -48,6 +50,9 @@ export const BACKEND_NAMES: readonly string[] = BUILTIN_CANDIDATES.map((candidat
 /** Imports the candidate's module; rejects with the runtime's own error when it cannot. */
 export async function importCandidate(candidate: BackendCandidate): Promise<Record<string, unknown>> {
   if (candidate.load) return candidate.load()
+  // The browser build imports the built-ins by name, for the page's bundler (builtin-imports.browser.ts).
+  const builtin = builtinImport(candidate.module)
+  if (builtin !== undefined) return builtin()
   const specifier = candidate.module
   return (await import(/* webpackIgnore: true */ /* @vite-ignore */ specifier)) as Record<string, unknown>
 }

@@ -137,6 +137,8 @@ export function explainImportFailure(
 ): Explanation & { notInstalled?: boolean } {
   const code = errorCode(error)
   const message = firstLine(error)
+  // The browser build's refusal of a backend that needs Node (builtin-imports.browser.ts).
+  if (code === 'ERR_BROWSER') return { reason: message, fix: 'in a browser, use the quickjs backend (npm install @cordon/backend-quickjs)' }
   // Node and Bun: "Cannot find package 'x'" / "Cannot find module '/path'"; Deno: 'Import "x" not a dependency';
   // Vite (vitest, dev servers): 'Could not resolve "x"'.
   const missing = [

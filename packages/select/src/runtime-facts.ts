@@ -3,8 +3,8 @@
  * explain failures; they never decide on their own whether a backend works (probing does).
  */
 export interface RuntimeFacts {
-  /** Checked in this order: Bun and Deno both report a `process.versions.node` too. */
-  kind: 'node' | 'bun' | 'deno' | 'other'
+  /** Checked in this order: Bun and Deno both report a `process.versions.node` too; `browser`: a page or its workers, no Node. */
+  kind: 'node' | 'bun' | 'deno' | 'browser' | 'other'
   /** The runtime's own version (Bun's, Deno's or Node's), '' when unknown. */
   version: string
   /** `process.versions.modules` on Node: the ABI a native addon must be built for. */
@@ -27,6 +27,9 @@ interface RuntimeGlobals {
   process?: ProcessLike
   Bun?: { version?: string }
   Deno?: { version?: { deno?: string } }
+  /** A page has a document; a worker of one has importScripts (module workers too). */
+  document?: unknown
+  importScripts?: unknown
 }
 
 /** Reads the facts of the current process. Cheap, no I/O. */
@@ -50,6 +53,9 @@ export function runtimeFactsOf(globals: RuntimeGlobals): RuntimeFacts {
     if (versions.modules !== undefined) facts.nodeAbi = versions.modules
     return facts
   }
+  if (globals.document !== undefined || typeof globals.importScripts === 'function') {
+    return { kind: 'browser', version: '', platform, noNodeSnapshot: false }
+  }
   return { kind: 'other', version: '', platform, noNodeSnapshot: false }
 }
 
@@ -66,6 +72,6 @@ export function nodeMajor(facts: RuntimeFacts): number {
 
 /** A short name for messages: `Node 26.3.0`, `Bun 1.2.0`, `Deno 2.1.0`. */
 export function runtimeLabel(facts: RuntimeFacts): string {
-  const name = { node: 'Node', bun: 'Bun', deno: 'Deno', other: 'this runtime' }[facts.kind]
+  const name = { node: 'Node', bun: 'Bun', deno: 'Deno', browser: 'this browser', other: 'this runtime' }[facts.kind]
   return facts.version ? `${name} ${facts.version}` : name
 }

@@ -107,3 +107,37 @@ describe('failures become a reason and a fix', () => {
     expect(fix).toBe("see @fake/backend-other's README for what it needs, or remove it with CORDON_DISABLE=other")
   })
 })
+
+describe('in a browser (the browser build)', () => {
+  it('a page or a worker of one is a browser, not an unknown runtime', async () => {
+    const { runtimeFactsOf, runtimeLabel } = await import('../src/runtime-facts.js')
+    expect(runtimeFactsOf({ document: {} })).toMatchObject({ kind: 'browser' })
+    expect(runtimeFactsOf({ importScripts: () => undefined })).toMatchObject({ kind: 'browser' })
+    expect(runtimeLabel(runtimeFactsOf({ document: {} }))).toBe('this browser')
+    // Node in a test environment that fakes a document (jsdom) is still Node.
+    expect(runtimeFactsOf({ document: {}, process: { versions: { node: '20.0.0' } } })).toMatchObject({ kind: 'node' })
+  })
+
+  it('the backends that need Node are reported unusable with why, without importing them', async () => {
+    const { builtinImport } = await import('../src/builtin-imports.browser.js')
+    const candidates = ['subprocess', 'ivm'].map((name, index) => {
+      const module = `@cordon/backend-${name}`
+      return { name, rank: index + 1, module, factory: 'unused', install: `npm install ${module}`, load: builtinImport(module)! }
+    })
+    const d = await diagnose({ candidates, env: {} })
+    expect(d.candidates.map(({ status, reason, fix }) => ({ status, reason, fix }))).toEqual([
+      {
+        status: 'unusable',
+        reason: '@cordon/backend-subprocess cannot run in a browser: it runs programs in child processes of Node.js',
+        fix: 'in a browser, use the quickjs backend (npm install @cordon/backend-quickjs)',
+      },
+      {
+        status: 'unusable',
+        reason: '@cordon/backend-ivm cannot run in a browser: it runs programs in isolated-vm, a native addon for Node.js',
+        fix: 'in a browser, use the quickjs backend (npm install @cordon/backend-quickjs)',
+      },
+    ])
+    expect(builtinImport('@cordon/backend-quickjs')).toBeTypeOf('function')
+    expect(builtinImport('@acme/other-backend')).toBeUndefined()
+  })
+})
