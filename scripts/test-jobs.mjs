@@ -70,7 +70,8 @@ export function workspaceJobs({ name, dir, usesVitest }, { workers = 1 } = {}) {
   const costS = COST_S[name] ?? 30
   if (!usesVitest) return [{ name, lane: 'parallel', cwd: dir, costS, command: 'npm test --silent' }]
   const run = `node ${JSON.stringify(vitest)} run`
-  const jobs = [{ name, lane: 'parallel', cwd: dir, costS, command: `${run} --project parallel --maxWorkers=${workers}` }]
+  // --passWithNoTests: a workspace may have quiet files only (apps/playground).
+  const jobs = [{ name, lane: 'parallel', cwd: dir, costS, command: `${run} --project parallel --maxWorkers=${workers} --passWithNoTests` }]
   if (hasQuietFiles(dir)) {
     jobs.push({
       name: `${name} (quiet)`,

@@ -3,7 +3,7 @@ import { readFileSync } from 'node:fs'
 import { gunzipSync } from 'node:zlib'
 
 /** What a package may publish: its build, its README and CHANGELOG, package.json, the license. */
-export const shipped = /^(dist\/.+|README\.md|CHANGELOG\.md|package\.json|LICENSE)$/
+export const shipped = /^(dist\/.+|dist-browser\/.+|README\.md|CHANGELOG\.md|package\.json|LICENSE)$/
 
 export interface TarballInfo {
   /** Paths inside the package, sorted (`dist/index.js`, `package.json`, …). */

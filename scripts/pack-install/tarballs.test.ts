@@ -14,7 +14,7 @@ describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
   const { files, manifest, text } = readTarball(file)
   const dir = packageFolder(name)
 
-  it('ships only dist, README, CHANGELOG, package.json and the license', () => {
+  it('ships only dist (and dist-browser), README, CHANGELOG, package.json and the license', () => {
     expect(files.filter((f) => !shipped.test(f))).toEqual([])
     expect(files).toEqual(expect.arrayContaining(['README.md', 'package.json', 'dist/index.js', 'dist/index.d.ts']))
     // pnpm pack adds the workspace root's LICENSE to packages that have none; MIT asks for it.
@@ -38,8 +38,20 @@ describe.each(Object.entries(tarballs))('%s tarball', (name, file) => {
       for (const file of manifest.sideEffects as string[]) expect(targets).toContain(file)
     }
     expect(manifest.type).toBe('module')
-    expect(manifest.files).toEqual(['dist', 'CHANGELOG.md'])
+    // dist-browser: the build a bundler for the web takes, by the `browser` export condition.
+    const browser = JSON.stringify(manifest.exports).includes('"browser"')
+    expect(manifest.files).toEqual(browser ? ['dist', 'dist-browser', 'CHANGELOG.md'] : ['dist', 'CHANGELOG.md'])
     expect(manifest.publishConfig).toEqual({ access: 'public' })
+  })
+
+  it('imports no Node built-in from its browser build, if it has one', () => {
+    const nodeImports: string[] = []
+    for (const path of files.filter((f) => f.startsWith('dist-browser/') && f.endsWith('.js'))) {
+      for (const { fileName } of ts.preProcessFile(text(path), true, true).importedFiles) {
+        if (fileName.startsWith('node:') || builtinModules.includes(fileName)) nodeImports.push(`${path}: ${fileName}`)
+      }
+    }
+    expect(nodeImports).toEqual([])
   })
 
   it('has no workspace: ranges left', () => {

@@ -74,5 +74,5 @@ export function formatCapabilities(capabilities: BackendCapabilities): string {
 }
 
 function runtimeName(kind: Diagnosis['runtime']['kind']): string {
-  return { node: 'Node', bun: 'Bun', deno: 'Deno', other: 'unknown runtime' }[kind]
+  return { node: 'Node', bun: 'Bun', deno: 'Deno', browser: 'a browser', other: 'unknown runtime' }[kind]
 }

@@ -69,7 +69,9 @@ async function runProgram(): Promise<void> {
   result.textContent = ''
   result.className = ''
   status.textContent = 'running…'
-  const outcome = await (await sandbox).run(program.value, {
+  const outcome = await (
+    await sandbox
+  ).run(program.value, {
     tools: DEMO_TOOLS,
     timeoutMs: Number(timeout.value) || 2_000,
     signal: controller.signal,

@@ -28,9 +28,12 @@ export const INLINE_CAPABILITIES: BackendCapabilities = Object.freeze({
   preemptive: false,
 })
 
-/** Worker mode in a browser: Web Workers cannot receive the page's answer while blocked. */
+/**
+ * Worker mode in a page that is not cross-origin isolated: a Web Worker cannot receive the page's
+ * answer while blocked, and without SharedArrayBuffer there is no memory to read it from.
+ */
 export const WEB_WORKER_CAPABILITIES: BackendCapabilities = Object.freeze({
   ...QUICKJS_CAPABILITIES,
-  // A Web Worker has no receiveMessageOnPort: it cannot block for an answer (see worker/web-entry.ts).
+  // No shared reply line (see shared-reply-line.ts).
   syncHostCalls: false,
 })

@@ -1,5 +1,6 @@
 import type { RunError } from '@cordon/core'
-import { createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
+import { SYNC_REPLY_INDEX, createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
+import { createReplyLine, writeReply } from './shared-reply-line.js'
 import { isEngineImage, type EngineImage } from './engine-image.js'
 import { IMAGE_REPORT, WASI_FROM_HOST, type WasiFromHost, type WorkerData } from './worker/worker-data.js'
 import { WEB_WORKER_START, type WebWorkerStart } from './worker/web-worker-data.js'
@@ -22,8 +23,9 @@ export function webWorkerConstructor(): WebWorkerConstructor | undefined {
 /**
  * Starts one QuickJS engine in a Web Worker (a module worker running web-worker.js) and links it
  * to the pool. Where the page is cross-origin isolated the worker shares the stop flags, so a stop
- * reaches a spinning guest at once; elsewhere a stopped run ends on time anyway and the worker,
- * still spinning, is terminated a moment later (the pool's kill grace) and replaced.
+ * reaches a spinning guest at once, and a reply line for synchronous tools; elsewhere a stopped
+ * run ends on time anyway and the worker, still spinning, is terminated a moment later (the pool's
+ * kill grace) and replaced.
  */
 export function startWebWorker(
   Worker: WebWorkerConstructor,
@@ -34,6 +36,7 @@ export function startWebWorker(
   wasiComing?: Promise<WasiFromHost>,
 ): FarSideLink {
   const flags = createStopFlags()
+  const replies = flags === undefined ? undefined : createReplyLine()
   const worker = new Worker(entry, { type: 'module', name: 'cordon-quickjs' })
   let gone = false
   const lose = (error: RunError) => {
@@ -59,12 +62,24 @@ export function startWebWorker(
   worker.addEventListener('messageerror', () =>
     lose({ code: 'BACKEND_CRASHED', message: 'a message from the QuickJS worker could not be read' }),
   )
-  const start: WebWorkerStart = { settings, flags }
+  const start: WebWorkerStart = { settings, flags, replies }
   worker.postMessage([WEB_WORKER_START, start])
   // Started before the host had loaded them: they follow as the worker's next message.
   if (settings.wasiComing) void wasiComing?.then((loaded) => !gone && worker.postMessage([WASI_FROM_HOST, loaded]))
   return {
-    transport: { send: (batch) => worker.postMessage(batch), flags },
+    transport: {
+      send: (batch) => worker.postMessage(batch),
+      flags,
+      ...(replies === undefined || flags === undefined
+        ? {}
+        : {
+            replySync(reply) {
+              writeReply(replies, reply)
+              Atomics.add(flags, SYNC_REPLY_INDEX, 1)
+              Atomics.notify(flags, SYNC_REPLY_INDEX)
+            },
+          }),
+    },
     kill() {
       worker.terminate()
       // Reported after the caller's turn, as a worker thread's exit is.

@@ -50,8 +50,12 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): QuickJSBa
   return {
     specificationVersion: 'v1',
     name: 'quickjs',
-    // Known before anything loads: where there is no Node, the pool runs Web Workers.
-    capabilities: !runsOnNode() && webWorkerConstructor() !== undefined ? WEB_WORKER_CAPABILITIES : QUICKJS_CAPABILITIES,
+    // Known before anything loads: where there is no Node the pool runs Web Workers, which answer
+    // synchronous tools only through shared memory (a cross-origin isolated page).
+    capabilities:
+      !runsOnNode() && webWorkerConstructor() !== undefined && typeof SharedArrayBuffer !== 'function'
+        ? WEB_WORKER_CAPABILITIES
+        : QUICKJS_CAPABILITIES,
     async diagnose() {
       if (settings.engine !== 'quickjs-wasi') {
         const engineImage = !settings.engineImage
@@ -118,12 +122,11 @@ function imageOfWorkers(imageNote: string): string {
 }
 
 async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loading: Promise<WasiFromHost>) => void): Promise<ChannelPool> {
-  const platform = await workerPlatform(settings)
   // quickjs-wasi's module and image load here while the first worker starts (they go to it as a
   // message), and to every later worker in its data.
   const wasiComing = settings.engine === 'quickjs-wasi' ? loadWasiBuildAndImage(settings) : undefined
   if (wasiComing !== undefined) onWasiLoading(wasiComing)
-  const engine = await hostLoadedEngine(settings)
+  const [platform, engine] = await Promise.all([workerPlatform(settings), hostLoadedEngine(settings)])
   const data: WorkerData['settings'] = {
     engine: settings.engine,
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,

@@ -85,19 +85,46 @@ for (const isolated of [false, true]) {
       expect(results[2]).toMatchObject({ ok: false, error: { code: 'RUNTIME_ERROR', name: 'TypeError' } })
     })
 
-    it('what a page cannot do is refused, saying so: synchronous tools and the guarded fetch', async () => {
-      const results = await page.evaluate(async () => {
-        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
-        const catching = (call: string) => `try { ${call}; 'no error' } catch (error) { String(error.message) }`
-        return Promise.all([
-          sandbox.run(catching('clock.now()'), { tools: { 'clock.now': { sync: true, execute: () => 1 } } }),
-          sandbox.run(catching('await fetch("https://example.com/")'), { fetch: { allow: ['https://example.com'] } }),
-        ])
-      })
-      // Refused before any guest code runs: the backend declares syncHostCalls false in a page.
-      expect(results[0]).toMatchObject({ ok: false, error: { code: 'UNSUPPORTED', message: expect.stringMatching(/syncHostCalls/) } })
-      expect(results[1]).toMatchObject({ ok: true, value: expect.stringMatching(/fetch is not available in a browser/) })
-    })
+    it(
+      isolated
+        ? 'synchronous tools answer through shared memory; the guarded fetch is refused, saying so'
+        : 'synchronous tools are UNSUPPORTED without shared memory; the guarded fetch is refused, saying so',
+      async () => {
+        const results = await page.evaluate(async () => {
+          const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+          let calls = 0
+          const clock = { 'clock.tick': { sync: true, execute: ({ by }: { by: number }) => (calls += by) } }
+          return Promise.all([
+            // Synchronous: no await; the answers are in order, and a large one crosses too.
+            sandbox.run('const a = clock.tick({ by: 1 })\nconst b = clock.tick({ by: 2 })\nconst both = [a, b]\nboth', { tools: clock }),
+            sandbox.run('big.text().length', { tools: { 'big.text': { sync: true, execute: () => 'x'.repeat(200_000) } } }),
+            sandbox.run('try { await fetch("https://example.com/") } catch (error) { String(error.message) }', {
+              fetch: { allow: ['https://example.com'] },
+            }),
+          ])
+        })
+        if (isolated) {
+          expect(results[0]).toMatchObject({ ok: true, value: [1, 3] })
+          expect(results[1]).toMatchObject({ ok: true, value: 200_000 })
+          // A call whose tool stops its own run is answered after the stop: that answer must not
+          // become the next run's.
+          const [stopped, next] = await page.evaluate(async () => {
+            const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+            const controller = new AbortController()
+            const stopping = { 'run.stop': { sync: true, execute: () => (controller.abort(), 'stale') } }
+            const first = await sandbox.run('run.stop()\n"not reached"', { tools: stopping, signal: controller.signal })
+            const second = await sandbox.run('fresh.value()', { tools: { 'fresh.value': { sync: true, execute: () => 'fresh' } } })
+            return [first, second]
+          })
+          expect(stopped).toMatchObject({ ok: false, error: { code: 'ABORTED' } })
+          expect(next).toMatchObject({ ok: true, value: 'fresh' })
+        } else {
+          // Refused before any guest code runs: without isolation the backend declares syncHostCalls false.
+          expect(results[0]).toMatchObject({ ok: false, error: { code: 'UNSUPPORTED', message: expect.stringMatching(/syncHostCalls/) } })
+        }
+        expect(results[2]).toMatchObject({ ok: true, value: expect.stringMatching(/fetch is not available in a browser/) })
+      },
+    )
 
     it('a spinning guest ends TIMEOUT at its deadline while the page keeps running, and the next run works', async () => {
       const timeoutMs = 1_500

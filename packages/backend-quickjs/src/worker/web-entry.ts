@@ -1,9 +1,12 @@
 /**
  * A QuickJS worker in a browser's Web Worker (serve-worker.ts has what it serves). Its settings
- * come as the first message (a Web Worker has no workerData). Synchronous tools need a way to
- * block for the host's answer that a Web Worker lacks (no receiveMessageOnPort): a guest calling
- * one gets a TypeError-like error; async tools work.
+ * come as the first message (a Web Worker has no workerData). A synchronous tool call blocks on
+ * the shared stop flags and reads its answer from shared memory (shared-reply-line.ts): a blocked
+ * Web Worker cannot receive a message. Without cross-origin isolation there is neither, and the
+ * backend declares syncHostCalls false.
  */
+import { SYNC_REPLY_INDEX, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
+import { readReply } from '../shared-reply-line.js'
 import { IMAGE_REPORT } from './worker-data.js'
 import { isWebWorkerStart } from './web-worker-data.js'
 import { serveWorker } from './serve-worker.js'
@@ -18,9 +21,25 @@ let receive: ((message: unknown) => void) | undefined
 scope.onmessage = ({ data }) => {
   if (receive !== undefined) return receive(data)
   if (!isWebWorkerStart(data)) return
-  const { settings, flags } = data[1]
+  const { settings, flags, replies } = data[1]
+  let calls = 0
+  /** Blocks until the page's answer to this call is on the line, or the run is stopped (then undefined). */
+  const callSync = (message: Report, slot: number): SyncReply | undefined => {
+    if (flags === undefined || replies === undefined) return undefined
+    const call = ++calls
+    scope.postMessage([message])
+    for (;;) {
+      const seen = Atomics.load(flags, SYNC_REPLY_INDEX)
+      const reply = readReply(replies, call)
+      if (reply !== undefined) return reply
+      if (stopRaised(flags, slot)) return undefined
+      // Woken by the page's answer or a stop; the timeout only bounds a missed wake-up.
+      Atomics.wait(flags, SYNC_REPLY_INDEX, seen, 100)
+    }
+  }
   receive = serveWorker(settings, flags, {
     send: (batch) => scope.postMessage(batch),
     sendImage: (image) => scope.postMessage([IMAGE_REPORT, image]),
+    ...(replies === undefined ? {} : { callSync }),
   })
 }

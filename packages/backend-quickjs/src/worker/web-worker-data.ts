@@ -7,6 +7,8 @@ export interface WebWorkerStart {
   settings: WorkerData['settings']
   /** The stop flags, where the page is cross-origin isolated (SharedArrayBuffer); else stops end the worker. */
   flags: Int32Array | undefined
+  /** Answers to synchronous tool calls (shared-reply-line.ts), with the flags; else sync tools are UNSUPPORTED. */
+  replies: SharedArrayBuffer | undefined
 }
 
 export function isWebWorkerStart(message: unknown): message is [typeof WEB_WORKER_START, WebWorkerStart] {

@@ -29,6 +29,7 @@ export function createPageBackend(browser: () => Promise<Browser>, url: () => Pr
   return {
     specificationVersion: 'v1',
     name: 'quickjs-in-chromium',
+    // No synchronous tools through the hop: Node cannot answer the page while the page waits.
     capabilities: WEB_WORKER_CAPABILITIES,
     execute: (request) => pool.execute(request),
     openSession: (request) => pool.openSession(request.memoryMb),

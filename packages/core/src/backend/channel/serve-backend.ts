@@ -82,12 +82,13 @@ export function serveBackend(
   function startRun(runId: number, sessionId: number, slot: number, order: RunOrder): void {
     const stop = new RunStop(order.timeLeftMs)
     const { flags } = transport
-    if (flags !== undefined) {
-      setStopPoll(stop.signal, () => {
-        flush()
-        if (stopRaised(flags, slot)) stop.stop(new SandboxError('ABORTED', 'the run was stopped by its host'))
-      })
-    }
+    // Polled from the engine's interrupt checks while guest code runs: what the guest logged leaves
+    // even while it spins; and where memory is shared, a stop is seen at once. Without shared
+    // memory (a page that is not cross-origin isolated) the host ends a spinning far side instead.
+    setStopPoll(stop.signal, () => {
+      flush()
+      if (flags !== undefined && stopRaised(flags, slot)) stop.stop(new SandboxError('ABORTED', 'the run was stopped by its host'))
+    })
     const run: FarRun = { stop, calls: new Map() }
     if (order.inspector === true) run.inspector = new FarInspector(runId, queue, stop.signal)
     runs.set(runId, run)
