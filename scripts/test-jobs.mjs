@@ -31,6 +31,9 @@ const COST_S = {
   '@cordon/mastra': 14,
   '@cordon/utcp': 22,
   '@cordon/cloudflare-codemode': 26,
+  // The conformance suite against QuickJS in Chromium (tests/browser): ~110 s alone, ~300 s in CI.
+  '@cordon/browser-tests': 250,
+  '@cordon/playground': 5,
 }
 
 /**

@@ -1,8 +1,8 @@
 import type { RunError } from '@cordon/core'
-import { SYNC_REPLY_INDEX, createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
+import { SYNC_REPLY_INDEX, createStopFlags, type FarSideLink } from '@cordon/core/backend'
 import { createReplyLine, writeReply } from './shared-reply-line.js'
-import { isEngineImage, type EngineImage } from './engine-image.js'
-import { IMAGE_REPORT, WASI_FROM_HOST, type WasiFromHost, type WorkerData } from './worker/worker-data.js'
+import { isEngineImage } from './engine-image.js'
+import { IMAGE_REPORT, WASI_FROM_HOST, type WorkerStart } from './worker/worker-data.js'
 import { WEB_WORKER_START, type WebWorkerStart } from './worker/web-worker-data.js'
 
 /** The part of a browser's Worker this uses. */
@@ -27,14 +27,7 @@ export function webWorkerConstructor(): WebWorkerConstructor | undefined {
  * run ends on time anyway and the worker, still spinning, is terminated a moment later (the pool's
  * kill grace) and replaced.
  */
-export function startWebWorker(
-  Worker: WebWorkerConstructor,
-  entry: URL,
-  settings: WorkerData['settings'],
-  events: FarSideEvents,
-  onImage: (image: EngineImage) => void,
-  wasiComing?: Promise<WasiFromHost>,
-): FarSideLink {
+export function startWebWorker(Worker: WebWorkerConstructor, { entry, settings, events, onImage, wasiComing }: WorkerStart): FarSideLink {
   const flags = createStopFlags()
   const replies = flags === undefined ? undefined : createReplyLine()
   const worker = new Worker(entry, { type: 'module', name: 'cordon-quickjs' })

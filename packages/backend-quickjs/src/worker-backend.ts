@@ -146,10 +146,10 @@ async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loadi
   const onImage = (image: EngineImage) => void (data.image ??= image)
   return new ChannelPool({
     label: 'QuickJS worker',
-    start: (events) =>
-      platform.kind === 'web'
-        ? startWebWorker(platform.Worker, platform.entry, data, events, onImage, wasiComing)
-        : startWorker(platform.threads, platform.entry, data, events, onImage, wasiComing),
+    start: (events) => {
+      const start = { entry: platform.entry, settings: data, events, onImage, wasiComing }
+      return platform.kind === 'web' ? startWebWorker(platform.Worker, start) : startWorker(platform.threads, start)
+    },
     maxSides: settings.workers ?? defaultWorkerCount(await cores()),
     minSides: 1,
     idleMs: WORKER_IDLE_MS,

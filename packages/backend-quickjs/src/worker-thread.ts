@@ -1,8 +1,8 @@
 import type { RunError } from '@cordon/core'
-import { SYNC_REPLY_INDEX, createStopFlags, type FarSideEvents, type FarSideLink } from '@cordon/core/backend'
+import { SYNC_REPLY_INDEX, createStopFlags, type FarSideLink } from '@cordon/core/backend'
 import type { Worker as NodeWorker } from 'node:worker_threads'
-import { isEngineImage, type EngineImage } from './engine-image.js'
-import { IMAGE_REPORT, WASI_FROM_HOST, type WasiFromHost, type WorkerData } from './worker/worker-data.js'
+import { isEngineImage } from './engine-image.js'
+import { IMAGE_REPORT, WASI_FROM_HOST, type WorkerData, type WorkerStart } from './worker/worker-data.js'
 
 type WorkerThreads = typeof import('node:worker_threads')
 
@@ -10,14 +10,7 @@ type WorkerThreads = typeof import('node:worker_threads')
  * Starts one QuickJS worker and links it to the pool. The worker is unreferenced while idle, so an
  * idle pool never keeps the host process alive. Each worker has its own stop flags and reply line.
  */
-export function startWorker(
-  threads: WorkerThreads,
-  entry: URL,
-  settings: WorkerData['settings'],
-  events: FarSideEvents,
-  onImage: (image: EngineImage) => void,
-  wasiComing?: Promise<WasiFromHost>,
-): FarSideLink {
+export function startWorker(threads: WorkerThreads, { entry, settings, events, onImage, wasiComing }: WorkerStart): FarSideLink {
   const flags = createStopFlags()
   const { port1: hostEnd, port2: workerEnd } = new threads.MessageChannel()
   const data: WorkerData = { settings, flags, replyPort: workerEnd }

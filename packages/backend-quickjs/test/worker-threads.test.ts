@@ -45,17 +45,16 @@ function backendWithLinks(engine: WorkerData['settings']['engine'] = 'quickjs-em
   const pool = new ChannelPool({
     label: 'QuickJS worker',
     start(events) {
-      const link = startWorker(
-        threads,
+      const link = startWorker(threads, {
         entry,
-        shared,
+        settings: shared,
         events,
-        (image) => {
+        onImage: (image) => {
           images.push(image)
           shared.image ??= image
         },
         wasiComing,
-      )
+      })
       links.push(link)
       return link
     },

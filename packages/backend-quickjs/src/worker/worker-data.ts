@@ -1,3 +1,4 @@
+import type { FarSideEvents } from '@cordon/core/backend'
 import type { MessagePort } from 'node:worker_threads'
 import type { EngineImage } from '../engine-image.js'
 import type { QuickJSEngineName } from '../options.js'
@@ -47,4 +48,16 @@ export type WasiFromHost =
 
 export function isWasiFromHost(message: unknown): message is [typeof WASI_FROM_HOST, WasiFromHost] {
   return Array.isArray(message) && message.length === 2 && message[0] === WASI_FROM_HOST
+}
+
+/** What the pool starts one worker with, on either platform (worker-thread.ts, web-worker-thread.ts). */
+export interface WorkerStart {
+  /** The worker's module: dist/engine-worker.js, or dist-browser/web-worker.js in a page. */
+  entry: URL
+  settings: WorkerData['settings']
+  events: FarSideEvents
+  /** Called with the engine image the worker took, for the workers started after it. */
+  onImage: (image: EngineImage) => void
+  /** quickjs-wasi's module and image, when the host was still loading them (`settings.wasiComing`). */
+  wasiComing: Promise<WasiFromHost> | undefined
 }

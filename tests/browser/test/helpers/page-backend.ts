@@ -7,7 +7,7 @@
  */
 import { ChannelPool, type FarSideEvents, type FarSideLink, type SandboxBackend } from '@cordon/core/backend'
 import type { Browser, Page } from 'playwright-core'
-import { WEB_WORKER_CAPABILITIES } from '../../src/index.js'
+import { WEB_WORKER_CAPABILITIES } from '@cordon/backend-quickjs'
 
 interface PageGlobals {
   cordon: { serve(): (text: string) => void }

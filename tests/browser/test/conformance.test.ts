@@ -3,7 +3,7 @@
  * Workers) served to this process over the channel protocol (helpers/page-backend.ts). The shared
  * groups in a cross-origin isolated page (stops through shared memory); in a page without
  * isolation, where a stop terminates the spinning worker instead, the groups about limits, stops
- * and lifecycle. The preemption group is in conformance-browser.quiet.test.ts.
+ * and lifecycle. The preemption group is in conformance.quiet.test.ts.
  */
 import { describeBackendConformance, SHARED_GROUPS, type ConformanceGroup } from '@cordon/conformance'
 import { afterAll, describe } from 'vitest'

@@ -6,14 +6,16 @@
  */
 import { copyFileSync, existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
 import http from 'node:http'
+import { createRequire } from 'node:module'
 import type { AddressInfo } from 'node:net'
 import { tmpdir } from 'node:os'
-import { extname, join } from 'node:path'
+import { dirname, extname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { build } from 'esbuild'
 import { chromium, type Browser } from 'playwright-core'
 
-const DIST_BROWSER = fileURLToPath(new URL('../../dist-browser/', import.meta.url))
+/** The backend's browser build, as installed (workspace link here, node_modules for a user). */
+const DIST_BROWSER = join(dirname(createRequire(import.meta.url).resolve('@cordon/backend-quickjs/package.json')), 'dist-browser')
 /** What the browser build fetches from beside the page's bundle. */
 const BESIDE_THE_BUNDLE = ['web-worker.js', 'quickjs-wasi.wasm', 'quickjs-wasi.image']
 const CHROMIUM_PLACES = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
@@ -28,7 +30,7 @@ const TYPES: Record<string, string> = {
 export async function bundleTestPage(): Promise<string> {
   const dir = mkdtempSync(join(tmpdir(), 'cordon-browser-'))
   await build({
-    entryPoints: { page: fileURLToPath(new URL('../browser/page-entry.ts', import.meta.url)) },
+    entryPoints: { page: fileURLToPath(new URL('../page/page-entry.ts', import.meta.url)) },
     bundle: true,
     splitting: true,
     format: 'esm',

@@ -1,5 +1,5 @@
 /**
- * The preemption group against QuickJS in Chromium (see conformance-browser.test.ts), with and
+ * The preemption group against QuickJS in Chromium (see conformance.test.ts), with and
  * without cross-origin isolation: it measures how fast a stop ends a spinning guest, so it runs
  * alone.
  */

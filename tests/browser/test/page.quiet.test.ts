@@ -7,10 +7,10 @@
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import type { Browser, Page } from 'playwright-core'
 import type { createSandbox } from '@cordon/core'
-import type { createQuickJSBackend } from '../src/index.js'
+import type { createQuickJSBackend } from '@cordon/backend-quickjs'
 import { bundleTestPage, launchChromium, removeDir, servePage, type PageServer } from './helpers/browser-page.js'
 
-/** What the test page puts on globalThis (browser/page-entry.ts). */
+/** What the test page puts on globalThis (page/page-entry.ts). */
 interface PageCordon {
   createSandbox: typeof createSandbox
   createQuickJSBackend: typeof createQuickJSBackend
