@@ -1,5 +1,5 @@
 import { defineConfig, type Options } from 'tsup'
-import { nodeBuiltinsThrow } from './node-builtins-throw.mjs'
+import { browserPlugins } from './browser-plugins.mjs'
 
 /** What every package builds the same way: ESM for Node ≥ 20, types, source maps. */
 export function packageBuild(options: Options): ReturnType<typeof defineConfig> {
@@ -7,11 +7,11 @@ export function packageBuild(options: Options): ReturnType<typeof defineConfig> 
 }
 
 /**
- * The same sources for browsers (the `browser` export condition), in dist-browser, Node's
- * built-ins replaced (node-builtins-throw.mjs). Dependencies stay imports, for the user's
- * bundler to resolve.
+ * The same sources for browsers (the `browser` export condition), in dist-browser: each module
+ * that has a `.browser.ts` variant beside it replaced by that, Node's built-ins by modules that
+ * throw (browser-plugins.mjs). Dependencies stay imports, for the user's bundler to resolve.
  */
-export function browserBuild({ esbuildPlugins = [], ...options }: Options): Options {
+export function browserBuild(options: Options): Options {
   return {
     format: ['esm'],
     dts: false,
@@ -23,6 +23,6 @@ export function browserBuild({ esbuildPlugins = [], ...options }: Options): Opti
     removeNodeProtocol: false,
     outDir: 'dist-browser',
     ...options,
-    esbuildPlugins: [...esbuildPlugins, nodeBuiltinsThrow],
+    esbuildPlugins: browserPlugins,
   }
 }

@@ -4,6 +4,7 @@
 // loudly how to, and those tests fail saying the same. Exits non-zero when one is missing.
 import { execFileSync, spawnSync } from 'node:child_process'
 import { existsSync } from 'node:fs'
+import { CHROMIUM_PLACES } from '../config/chromium.mjs'
 
 const PACKAGES = [
   {
@@ -12,7 +13,7 @@ const PACKAGES = [
     places: ['/usr/sbin/haproxy', '/usr/local/sbin/haproxy', '/usr/bin/haproxy'],
     for: 'the fleet tests',
   },
-  { name: 'chromium', command: 'chromium', places: ['/usr/bin/chromium', '/usr/bin/chromium-browser'], for: 'the browser tests' },
+  { name: 'chromium', command: 'chromium', places: CHROMIUM_PLACES, for: 'the browser tests' },
 ]
 
 function found(wanted) {

@@ -10,8 +10,9 @@ import { fileURLToPath } from 'node:url'
 import { createSandbox } from '@cordon/core'
 import { createIvmBackend } from '@cordon/backend-ivm'
 import { chromium } from 'playwright-core'
+import { chromiumExecutable } from '../../../config/chromium.mjs'
 
-const executablePath = process.argv[2] ?? '/usr/bin/chromium'
+const executablePath = process.argv[2] ?? chromiumExecutable()
 const output = fileURLToPath(new URL('../docs/devtools-paused.png', import.meta.url))
 const FRONTEND_PORT = 9339
 

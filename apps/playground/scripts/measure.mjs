@@ -2,11 +2,12 @@
 // (gzipped), the first run in a fresh page (the .wasm fetched and compiled, the first Web Worker
 // started, the engine image checked), a warm run, and a tool call. `node scripts/measure.mjs`
 // after `node scripts/build.mjs`; prints one JSON line per page kind.
-import { existsSync, readFileSync, readdirSync } from 'node:fs'
+import { readFileSync, readdirSync } from 'node:fs'
 import { dirname, join } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { gzipSync } from 'node:zlib'
 import { chromium } from 'playwright-core'
+import { CHROMIUM_ARGS, chromiumExecutable } from '../../../config/chromium.mjs'
 import { servePlayground } from './serve.mjs'
 
 const dist = join(dirname(fileURLToPath(import.meta.url)), '..', 'dist')
@@ -22,8 +23,7 @@ console.log(
   }),
 )
 
-const executablePath = process.env.CHROMIUM_PATH ?? ['/usr/bin/chromium', '/usr/bin/chromium-browser'].find((place) => existsSync(place))
-const browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] })
+const browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: CHROMIUM_ARGS })
 for (const isolated of [true, false]) {
   const server = await servePlayground({ isolated })
   const page = await browser.newPage()

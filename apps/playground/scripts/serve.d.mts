@@ -1,6 +1,3 @@
-export interface PlaygroundServer {
-  url: string
-  close(): Promise<void>
-}
+import type { StaticServer } from '../../../config/static-server.mjs'
 
-export declare function servePlayground(options?: { port?: number; isolated?: boolean; dir?: string }): Promise<PlaygroundServer>
+export declare function servePlayground(options?: { port?: number; isolated?: boolean }): Promise<StaticServer>

@@ -6,25 +6,21 @@
  * Quiet lane: it measures the page's responsiveness.
  */
 import { execFileSync } from 'node:child_process'
-import { existsSync, mkdirSync } from 'node:fs'
+import { mkdirSync } from 'node:fs'
 import { afterAll, beforeAll, expect, it } from 'vitest'
 import { chromium, type Browser, type Page } from 'playwright-core'
-import { servePlayground, type PlaygroundServer } from '../scripts/serve.mjs'
-
-const CHROMIUM_PLACES = ['/usr/bin/chromium', '/usr/bin/chromium-browser']
+import { CHROMIUM_ARGS, chromiumExecutable } from '../../../config/chromium.mjs'
+import type { StaticServer } from '../../../config/static-server.mjs'
+import { servePlayground } from '../scripts/serve.mjs'
 
 let browser: Browser
 let page: Page
-let server: PlaygroundServer
+let server: StaticServer
 
 beforeAll(async () => {
   execFileSync(process.execPath, ['scripts/build.mjs'], { stdio: 'inherit' })
   server = await servePlayground({ isolated: true })
-  const executablePath = process.env.CHROMIUM_PATH ?? CHROMIUM_PLACES.find((place) => existsSync(place))
-  if (executablePath === undefined)
-    throw new Error("no Chromium found: install Debian's package (apt-get install chromium) or set CHROMIUM_PATH")
-  // --no-sandbox: Chromium's own sandbox cannot start as root (CI); the page is ours.
-  browser = await chromium.launch({ executablePath, headless: true, args: ['--no-sandbox'] })
+  browser = await chromium.launch({ executablePath: chromiumExecutable(), headless: true, args: CHROMIUM_ARGS })
   page = await browser.newPage({ viewport: { width: 1200, height: 760 } })
   const errors: string[] = []
   page.on('pageerror', (error) => errors.push(error.message))

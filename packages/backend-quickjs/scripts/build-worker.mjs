@@ -8,7 +8,7 @@
 import { readFileSync, readdirSync, writeFileSync } from 'node:fs'
 import { join } from 'node:path'
 import { build } from 'tsup'
-import { nodeBuiltinsThrow } from '../../../config/node-builtins-throw.mjs'
+import { browserPlugins } from '../../../config/browser-plugins.mjs'
 
 /** Bundles `entry` as `outDir/name.js`, then writes `outDir/name.notices.txt`. */
 async function bundle(name, entry, outDir, platform) {
@@ -25,8 +25,8 @@ async function bundle(name, entry, outDir, platform) {
     splitting: false,
     silent: true,
     noExternal: [/.*/],
-    // For browsers, Node's built-ins become modules that throw (only lazily imported code needs them).
-    ...(platform === 'browser' ? { removeNodeProtocol: false, esbuildPlugins: [nodeBuiltinsThrow] } : {}),
+    // For browsers as every browser build (config/browser-plugins.mjs).
+    ...(platform === 'browser' ? { removeNodeProtocol: false, esbuildPlugins: browserPlugins } : {}),
   })
   writeNotices(name, outDir)
 }

@@ -1,8 +1,9 @@
 /**
- * The browser build's imports of the built-in candidates (tsup.config.ts puts this file in place
- * of builtin-imports.ts). A page resolves no package names at run time, so QuickJS is imported by
- * name for the page's bundler to include (install @cordon/backend-quickjs beside @cordon/select);
- * the two others need Node (child processes, a native addon) and are not imported at all.
+ * How the browser build imports the built-in candidates (this `.browser.ts` variant replaces
+ * builtin-imports.ts there). A page resolves no package names at run time, so QuickJS is
+ * imported by name for the page's bundler to include (install @cordon/backend-quickjs beside
+ * @cordon/select); the two others need Node (child processes, a native addon) and are not
+ * imported at all.
  */
 const NEEDS_NODE: Record<string, string> = {
   '@cordon/backend-subprocess': 'it runs programs in child processes of Node.js',

@@ -1,7 +1,8 @@
 /**
- * The guarded fetch in the browser build (tsup.config.ts puts it in place of run-fetcher.ts): its
- * guard resolves each host name and pins the connection to the checked address, which a page
- * cannot do (no DNS, no socket below fetch), so a guest's fetch is refused there, saying why.
+ * The guarded fetch in the browser build (this `.browser.ts` variant replaces run-fetcher.ts
+ * there): its guard resolves each host name and pins the connection to the checked address,
+ * which a page cannot do (no DNS, no socket below fetch), so a guest's fetch is refused there,
+ * saying why.
  */
 import type { FetchPolicy } from './fetch-options.js'
 import { FetchRefusal } from './fetch-refusal.js'

@@ -1,3 +1,0 @@
-import type { Plugin } from 'esbuild'
-
-export declare const nodeBuiltinsThrow: Plugin
