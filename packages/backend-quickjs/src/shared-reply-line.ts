@@ -24,12 +24,13 @@ export function createReplyLine(): SharedArrayBuffer | undefined {
   return new Shared(HEADER_BYTES + FIRST_BYTES, { maxByteLength: HEADER_BYTES + MAX_BYTES })
 }
 
-/** The page's side: writes the next answer. The caller then wakes the worker (SYNC_REPLY_INDEX). */
+/** The page's side: writes the next answer. The caller then wakes the worker (wakeSyncWaiter). */
 export function writeReply(line: SharedArrayBuffer, reply: SyncReply): void {
   let bytes = new TextEncoder().encode(JSON.stringify(reply))
   const growable = line as GrowableShared
   if (HEADER_BYTES + bytes.length > line.byteLength) {
-    if (growable.growable === true && HEADER_BYTES + bytes.length <= HEADER_BYTES + MAX_BYTES) growable.grow!(HEADER_BYTES + bytes.length)
+    // A browser without growable shared memory keeps the first size.
+    if (growable.growable === true && bytes.length <= MAX_BYTES) growable.grow?.(HEADER_BYTES + bytes.length)
     else bytes = new TextEncoder().encode(JSON.stringify(tooLarge(bytes.length)))
   }
   new Uint8Array(line, HEADER_BYTES, bytes.length).set(bytes)

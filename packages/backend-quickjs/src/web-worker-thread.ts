@@ -1,7 +1,8 @@
 import type { RunError } from '@cordon/core'
-import { SYNC_REPLY_INDEX, createStopFlags, type FarSideLink } from '@cordon/core/backend'
+import { createStopFlags, wakeSyncWaiter, type FarSideLink } from '@cordon/core/backend'
 import { createReplyLine, writeReply } from './shared-reply-line.js'
 import { isEngineImage } from './engine-image.js'
+import { runsOnNode } from './host-platform.js'
 import { IMAGE_REPORT, WASI_FROM_HOST, type WorkerStart } from './worker/worker-data.js'
 import { WEB_WORKER_START, type WebWorkerStart } from './worker/web-worker-data.js'
 
@@ -14,10 +15,13 @@ interface WebWorker {
 }
 type WebWorkerConstructor = new (url: URL, options: { type: 'module'; name: string }) => WebWorker
 
-/** The browser's Worker constructor, or undefined where there is none. */
-export function webWorkerConstructor(): WebWorkerConstructor | undefined {
+/**
+ * A page's (or a worker's) Worker constructor; undefined on Node, Bun and Deno (Deno has Web
+ * Workers too, but runs engines in worker threads) and wherever there is none.
+ */
+export function pageWorkerConstructor(): WebWorkerConstructor | undefined {
   const candidate = (globalThis as { Worker?: unknown }).Worker
-  return typeof candidate === 'function' ? (candidate as WebWorkerConstructor) : undefined
+  return !runsOnNode() && typeof candidate === 'function' ? (candidate as WebWorkerConstructor) : undefined
 }
 
 /**
@@ -68,8 +72,7 @@ export function startWebWorker(Worker: WebWorkerConstructor, { entry, settings, 
         : {
             replySync(reply) {
               writeReply(replies, reply)
-              Atomics.add(flags, SYNC_REPLY_INDEX, 1)
-              Atomics.notify(flags, SYNC_REPLY_INDEX)
+              wakeSyncWaiter(flags)
             },
           }),
     },

@@ -10,9 +10,8 @@ import { SHIPPED, loadWasiBuildAndImage } from './wasi/wasi-maker.js'
 import { compileWasm, defaultWasmUrl } from './wasm-source.js'
 import type { WasiFromHost, WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
-import { startWebWorker, webWorkerConstructor } from './web-worker-thread.js'
+import { pageWorkerConstructor, startWebWorker } from './web-worker-thread.js'
 import type { EngineImage } from './engine-image.js'
-import { runsOnNode } from './host-platform.js'
 
 /**
  * How long a stopped run may take to report before it ends anyway with its stop reason (a run
@@ -53,9 +52,7 @@ export function createWorkerBackend(settings: ResolvedQuickJSOptions): QuickJSBa
     // Known before anything loads: where there is no Node the pool runs Web Workers, which answer
     // synchronous tools only through shared memory (a cross-origin isolated page).
     capabilities:
-      !runsOnNode() && webWorkerConstructor() !== undefined && typeof SharedArrayBuffer !== 'function'
-        ? WEB_WORKER_CAPABILITIES
-        : QUICKJS_CAPABILITIES,
+      pageWorkerConstructor() !== undefined && typeof SharedArrayBuffer !== 'function' ? WEB_WORKER_CAPABILITIES : QUICKJS_CAPABILITIES,
     async diagnose() {
       if (settings.engine !== 'quickjs-wasi') {
         const engineImage = !settings.engineImage
@@ -162,12 +159,12 @@ async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loadi
 
 type WorkerPlatform =
   | { kind: 'node'; threads: typeof import('node:worker_threads'); entry: URL }
-  | { kind: 'web'; Worker: NonNullable<ReturnType<typeof webWorkerConstructor>>; entry: URL }
+  | { kind: 'web'; Worker: NonNullable<ReturnType<typeof pageWorkerConstructor>>; entry: URL }
 
 /** Node's worker threads (Node, Bun, Deno), else a browser's Web Workers, else BACKEND_UNAVAILABLE. */
 async function workerPlatform(settings: ResolvedQuickJSOptions): Promise<WorkerPlatform> {
-  const Worker = webWorkerConstructor()
-  if (!runsOnNode() && Worker !== undefined) {
+  const Worker = pageWorkerConstructor()
+  if (Worker !== undefined) {
     return { kind: 'web', Worker, entry: settings.workerUrl ?? new URL('./web-worker.js', import.meta.url) }
   }
   let threads: typeof import('node:worker_threads')

@@ -1,5 +1,5 @@
 import type { RunError } from '@cordon/core'
-import { SYNC_REPLY_INDEX, createStopFlags, type FarSideLink } from '@cordon/core/backend'
+import { createStopFlags, wakeSyncWaiter, type FarSideLink } from '@cordon/core/backend'
 import type { Worker as NodeWorker } from 'node:worker_threads'
 import { isEngineImage } from './engine-image.js'
 import { IMAGE_REPORT, WASI_FROM_HOST, type WorkerData, type WorkerStart } from './worker/worker-data.js'
@@ -45,9 +45,7 @@ export function startWorker(threads: WorkerThreads, { entry, settings, events, o
       flags,
       replySync(reply) {
         hostEnd.postMessage(reply)
-        if (flags === undefined) return
-        Atomics.add(flags, SYNC_REPLY_INDEX, 1)
-        Atomics.notify(flags, SYNC_REPLY_INDEX)
+        if (flags !== undefined) wakeSyncWaiter(flags)
       },
     },
     kill() {

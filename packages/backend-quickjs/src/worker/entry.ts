@@ -1,6 +1,6 @@
 /** A QuickJS worker thread under Node, Bun or Deno (serve-worker.ts has what it serves). */
 import { parentPort, receiveMessageOnPort, workerData } from 'node:worker_threads'
-import { SYNC_REPLY_INDEX, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
+import { waitForSyncReply, type Report, type SyncReply } from '@cordon/core/backend'
 import { IMAGE_REPORT, type WorkerData } from './worker-data.js'
 import { serveWorker } from './serve-worker.js'
 
@@ -15,14 +15,7 @@ function callSync(message: Report, slot: number): SyncReply | undefined {
   // its run was stopped: the host replies after the stop it caused. It belongs to no run now.
   while (receiveMessageOnPort(replyPort) !== undefined);
   port?.postMessage([message])
-  for (;;) {
-    const seen = Atomics.load(flags, SYNC_REPLY_INDEX)
-    const reply = receiveMessageOnPort(replyPort)
-    if (reply !== undefined) return reply.message as SyncReply
-    if (stopRaised(flags, slot)) return undefined
-    // Woken by the host's answer or a stop; the timeout only bounds a missed wake-up.
-    Atomics.wait(flags, SYNC_REPLY_INDEX, seen, 100)
-  }
+  return waitForSyncReply(flags, slot, () => receiveMessageOnPort(replyPort)?.message as SyncReply | undefined)
 }
 
 const receive = serveWorker(settings, flags, {

@@ -5,7 +5,7 @@
  * Web Worker cannot receive a message. Without cross-origin isolation there is neither, and the
  * backend declares syncHostCalls false.
  */
-import { SYNC_REPLY_INDEX, stopRaised, type Report, type SyncReply } from '@cordon/core/backend'
+import { waitForSyncReply, type Report, type SyncReply } from '@cordon/core/backend'
 import { readReply } from '../shared-reply-line.js'
 import { IMAGE_REPORT } from './worker-data.js'
 import { isWebWorkerStart } from './web-worker-data.js'
@@ -28,14 +28,7 @@ scope.onmessage = ({ data }) => {
     if (flags === undefined || replies === undefined) return undefined
     const call = ++calls
     scope.postMessage([message])
-    for (;;) {
-      const seen = Atomics.load(flags, SYNC_REPLY_INDEX)
-      const reply = readReply(replies, call)
-      if (reply !== undefined) return reply
-      if (stopRaised(flags, slot)) return undefined
-      // Woken by the page's answer or a stop; the timeout only bounds a missed wake-up.
-      Atomics.wait(flags, SYNC_REPLY_INDEX, seen, 100)
-    }
+    return waitForSyncReply(flags, slot, () => readReply(replies, call))
   }
   receive = serveWorker(settings, flags, {
     send: (batch) => scope.postMessage(batch),

@@ -56,7 +56,7 @@ export {
 export type { RemoteRefusal, ServerInfo } from './channel/remote-protocol.js'
 export { serveBackend } from './channel/serve-backend.js'
 export type { FarTransport, ServeOptions } from './channel/serve-backend.js'
-export { RUN_SLOTS, SYNC_REPLY_INDEX, createStopFlags, stopRaised } from './channel/stop-flags.js'
+export { RUN_SLOTS, SYNC_REPLY_INDEX, createStopFlags, stopRaised, waitForSyncReply, wakeSyncWaiter } from './channel/stop-flags.js'
 export type { RelaySwitch } from './relay-switch.js'
 export { decodeValue, encodeValue } from '../wire.js'
 export { describeOptionValue } from '../limits.js'

@@ -24,8 +24,28 @@ export function slotIndex(slot: number): number {
 /** Host side: tell the run in `slot` to stop, and wake the far side if it waits on a sync reply. */
 export function raiseStop(flags: Int32Array, slot: number): void {
   Atomics.store(flags, slotIndex(slot), 1)
+  wakeSyncWaiter(flags)
+}
+
+/** Host side: wakes a far side blocked in waitForSyncReply (its answer is there, or a stop). */
+export function wakeSyncWaiter(flags: Int32Array): void {
   Atomics.add(flags, SYNC_REPLY_INDEX, 1)
   Atomics.notify(flags, SYNC_REPLY_INDEX)
+}
+
+/**
+ * Far side: blocks this thread until `take` finds the host's answer to a synchronous call, or the
+ * run in `slot` is stopped (then undefined). `take` is checked after each wake-up.
+ */
+export function waitForSyncReply<T>(flags: Int32Array, slot: number, take: () => T | undefined): T | undefined {
+  for (;;) {
+    const seen = Atomics.load(flags, SYNC_REPLY_INDEX)
+    const reply = take()
+    if (reply !== undefined) return reply
+    if (stopRaised(flags, slot)) return undefined
+    // Woken by the host's answer or a stop; the timeout only bounds a missed wake-up.
+    Atomics.wait(flags, SYNC_REPLY_INDEX, seen, 100)
+  }
 }
 
 export function clearStop(flags: Int32Array, slot: number): void {
