@@ -15,8 +15,8 @@ import type { IvmIsolate } from './ivm-types.js'
  * reported the pause, before its pause loop waits) or while that loop is between two waits
  * becomes an interrupt nobody takes, and the debugger waits for its answer forever (seen: a
  * `Debugger.resume` sent 1 ms after `Debugger.paused`). Any later message wakes the loop and it
- * takes every queued one, so while a command is unanswered the session sends a no-op of its own
- * every few milliseconds.
+ * takes every queued one, so while a message is unanswered the session sends a no-op of its own
+ * every few milliseconds; and it is disposed only once every message it sent has its answer.
  */
 interface OpenSession {
   /** Quiets and disposes the session; resolves when done (at once if the isolate is gone). */
@@ -49,16 +49,25 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
       let attached = true
       let nextId = OWN_IDS_FROM
       const confirmations = new Map<number, () => void>()
-      // Commands dispatched and not answered yet; while there are any, the engine is nudged.
+      // Every message sent that has not been answered yet, the nudges included: while there are
+      // any the engine is nudged, and the session is disposed only once there are none (an answer
+      // to a disposed session calls a freed channel: "pure virtual method called").
       const unanswered = new Set<number>()
+      const settled = new Set<() => void>()
       let nudging: ReturnType<typeof setInterval> | undefined
       const answered = (callId: number) => {
         unanswered.delete(callId)
-        if (unanswered.size === 0 && nudging !== undefined) {
-          clearInterval(nudging)
-          nudging = undefined
-        }
+        if (unanswered.size > 0) return
+        if (nudging !== undefined) clearInterval(nudging)
+        nudging = undefined
+        for (const wake of settled) wake()
+        settled.clear()
       }
+      /** The session or its isolate is gone: nothing will answer (stops the nudges). */
+      const forgetPending = () => {
+        for (const pending of [...unanswered]) answered(pending)
+      }
+      const allAnswered = () => new Promise<void>((resolve) => (unanswered.size === 0 ? resolve() : settled.add(resolve)))
       session.onResponse = (callId, message) => {
         const id = Number(callId)
         answered(id)
@@ -80,18 +89,15 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
           return false
         }
       }
-      const nudge = () => {
-        if (!send(JSON.stringify({ id: nextId++, method: NUDGE }))) {
-          // The session or its isolate is gone: nothing will answer.
-          for (const id of [...unanswered]) answered(id)
-        }
-      }
       const dispatch = (message: string): boolean => {
         const id = commandId(message)
-        if (!send(message)) return false
+        if (!send(message)) {
+          forgetPending()
+          return false
+        }
         if (id !== undefined) {
           unanswered.add(id)
-          nudging ??= setInterval(nudge, NUDGE_EVERY_MS)
+          nudging ??= setInterval(() => dispatch(JSON.stringify({ id: nextId++, method: NUDGE })), NUDGE_EVERY_MS)
         }
         return true
       }
@@ -109,15 +115,16 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
             let timer: ReturnType<typeof setTimeout> | undefined
             const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, QUIET_WAIT_MS)))
             await Promise.race([Promise.all(REPORTING_DOMAINS.map((domain) => confirmed(`${domain}.disable`))), late])
+            // Then every answer still on its way (a command of core's, a nudge) must have arrived.
+            await Promise.race([allAnswered(), late])
             clearTimeout(timer)
             sessions.delete(open)
-            for (const id of [...unanswered]) answered(id)
-            if (isolate.isDisposed) return
             try {
-              session.dispose()
+              if (!isolate.isDisposed) session.dispose()
             } catch {
               // Disposed already.
             }
+            forgetPending()
           })()
           return closing
         },
