@@ -15,9 +15,10 @@ interface PageGlobals {
 }
 
 export function createPageBackend(browser: () => Promise<Browser>, url: () => Promise<string>): SandboxBackend {
+  const closing = new Set<Promise<void>>()
   const pool = new ChannelPool({
     label: 'Chromium page',
-    start: (events) => startPage(browser, url, events),
+    start: (events) => startPage(browser, url, events, closing),
     maxSides: 1,
     minSides: 1,
     idleMs: 60_000,
@@ -35,26 +36,46 @@ export function createPageBackend(browser: () => Promise<Browser>, url: () => Pr
     openSession: (request) => pool.openSession(request.memoryMb),
     async dispose() {
       pool.dispose({ code: 'ABORTED', message: 'the backend was disposed' })
+      // The browser may be closed next: no page of ours may still be setting up then.
+      await Promise.all(closing)
     },
   }
 }
 
-function startPage(browser: () => Promise<Browser>, url: () => Promise<string>, events: FarSideEvents): FarSideLink {
+function startPage(
+  browser: () => Promise<Browser>,
+  url: () => Promise<string>,
+  events: FarSideEvents,
+  closing: Set<Promise<void>>,
+): FarSideLink {
   let page: Page | undefined
   let lost = false
+  let markGone = () => {}
+  const gone = new Promise<void>((resolve) => (markGone = resolve))
   const lose = (message: string) => {
     if (lost) return
     lost = true
-    void page?.close().catch(() => undefined)
+    // Closed only once its setup settled (or the page is gone anyway): playwright throws outside
+    // any promise when a page closes while the object exposeFunction creates is on its way back.
+    const settled = Promise.race([ready.catch(() => undefined), gone])
+      .then(() => page?.close())
+      .catch(() => undefined)
+    closing.add(settled)
+    void settled.then(() => closing.delete(settled))
     events.lost({ code: 'BACKEND_CRASHED', message })
   }
-  const ready = (async () => {
+  const ready: Promise<Page> = (async () => {
     page = await (await browser()).newPage()
     page.on('crash', () => lose('the page crashed'))
-    page.on('close', () => lose('the page was closed'))
+    page.on('close', () => {
+      markGone()
+      lose('the page was closed')
+    })
+    if (lost) return page
     await page.exposeFunction('cordonToNode', (text: string) => {
       if (!lost) events.receive(JSON.parse(text))
     })
+    if (lost) return page
     await page.goto(await url())
     await page.waitForFunction(() => 'cordon' in globalThis)
     await page.evaluate(() => {
