@@ -93,6 +93,8 @@ describe('every frame from a caller is hostile', () => {
     ],
     ['a run in a session it did not open', JSON.stringify([['run', 1, 7, 0, runOrder()]])],
     ['two sessions on one connection', '[["open", 1, 64], ["open", 2, 64]]'],
+    ['an open order with a malformed inspector flag', '[["open", 1, 64, "yes"]]'],
+    ["an inspector order (whoever drives an engine's inspector controls its guest)", '[["inspect-open", 1, 1]]'],
     ['a stop with an unknown code', '[["stop", 1, "NOPE", "x"]]'],
     ['a malformed traceparent', JSON.stringify([['run', 1, 0, 0, runOrder({ traceparent: 'x'.repeat(55) })]])],
   ]

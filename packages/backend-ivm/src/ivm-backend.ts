@@ -1,5 +1,5 @@
 import { SandboxError, type RunError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend } from '@cordon/core/backend'
+import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
 import { ivmCapabilities } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
 import { engineFailure } from './engine-failure.js'
@@ -106,10 +106,11 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     }
   }
 
-  async function openSession({ memoryMb }: { memoryMb: number }): Promise<BackendSession> {
-    const acquired = await acquire(memoryMb, true)
+  async function openSession({ memoryMb, inspector }: SessionRequest): Promise<BackendSession> {
+    const inspectable = inspector === true
+    const acquired = await acquire(memoryMb, true, inspectable)
     if (!acquired.ok) throw new SandboxError(acquired.error.code, acquired.error.message)
-    const session = createIvmSession(acquired.vm, {
+    const session = createIvmSession(acquired.vm, inspectable, {
       register,
       refusal,
       runEnded: () => pool?.runEnded(),

@@ -16,12 +16,13 @@ export interface SessionHooks {
 }
 
 /**
- * A session: one isolate, one context and one guest runtime for many runs, one at a time.
+ * A session: one isolate, one context and one guest runtime for many runs, one at a time. An
+ * `inspectable` session's isolate was made with V8's inspector, so its runs may have one.
  * Guest globals stay in the context; each run installs its own tools, limits and logs. A run
  * that ends by itself keeps the isolate; a run stopped from outside or by the engine disposed
  * it (see run.ts), and the session is then no longer `alive`.
  */
-export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSession {
+export function createIvmSession(vm: GuestVm, inspectable: boolean, hooks: SessionHooks): BackendSession {
   let disposed = false
   let running: RunStopper | undefined
 
@@ -49,6 +50,9 @@ export function createIvmSession(vm: GuestVm, hooks: SessionHooks): BackendSessi
     async execute(request) {
       if (!session.alive) return { ok: false, error: { code: 'BACKEND_CRASHED', message: 'this ivm session has ended' } }
       if (running !== undefined) return { ok: false, error: { code: 'INTERNAL', message: 'an ivm session runs one program at a time' } }
+      if (request.inspector !== undefined && !inspectable) {
+        return { ok: false, error: { code: 'UNSUPPORTED', message: 'this ivm session was not opened with inspector: true' } }
+      }
       const refused = hooks.refusal()
       if (refused !== undefined) {
         end()

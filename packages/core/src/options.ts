@@ -117,8 +117,9 @@ export interface RunOptions extends Partial<Limits> {
    * code as the user wrote it (TypeScript included) and skipping cordon's own runtime. Whoever
    * connects controls the guest, tools included: for development only (SECURITY.md). Needs
    * `capabilities.inspector` (isolated-vm engine children; ivm in process when created with
-   * `inspector: true`); elsewhere, and in sessions, the run ends with
-   * UNSUPPORTED. Off by default; the deadline still applies unless `suspendDeadline`.
+   * `inspector: true`); elsewhere the run ends with UNSUPPORTED. In a session, each run that has
+   * it gets its own socket, and the session must be opened with `inspector` or `cpuProfile` (its
+   * engine is made for it). Off by default; the deadline still applies unless `suspendDeadline`.
    */
   inspector?: boolean | InspectorOptions
   /**

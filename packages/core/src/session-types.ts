@@ -8,6 +8,9 @@ import type { RunResult } from './result.js'
  * except `memoryMb`, which caps the session's engine as a whole. `tools` is the grant: a run
  * may narrow it, never widen it. `globals` are set once, before the first run. `onEvent` (and
  * `includeToolValuesInEvents`) apply to every run of the session that does not set its own.
+ * `inspector` and `cpuProfile` apply to every run that does not set its own, and open the
+ * session's engine for them (needs `capabilities.inspector`, else createSession throws
+ * UNSUPPORTED): only such a session's runs may use them.
  */
 export interface SessionOptions extends Omit<RunOptions, 'signal' | 'fetch' | 'modules'> {
   /** Names the session in `sandbox.sessions()`; unique per sandbox. Default `session-<n>`. */
@@ -30,6 +33,14 @@ export interface SessionRunOptions extends Omit<Partial<Limits>, 'memoryMb'> {
   includeToolValuesInEvents?: boolean
   /** As for `Sandbox.run`; the session's own setting when omitted. */
   logArgs?: boolean
+  /**
+   * As for `Sandbox.run` (a debugger on this run; `false` turns the session's off); the session's
+   * own setting when omitted. Needs a session opened with `inspector` or `cpuProfile`, else the
+   * run ends UNSUPPORTED.
+   */
+  inspector?: RunOptions['inspector']
+  /** As for `Sandbox.run`, with the same needs as `inspector`; the session's own setting when omitted. */
+  cpuProfile?: RunOptions['cpuProfile']
 }
 
 /** Why a session can no longer run code. */

@@ -9,6 +9,7 @@ import { prepareRun } from './run/run-program.js'
 import { executeInSandbox, type SandboxRunHost } from './run/execute-in-sandbox.js'
 import { checkSessionRunOptions, narrowTools } from './run/session-options.js'
 import { registerTools } from './run/tool-registry.js'
+import { resolveInspectorPlan } from './inspector/inspector-options.js'
 
 /** What a session needs from the sandbox that made it. */
 export interface SessionOwner {
@@ -68,10 +69,21 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
     throw new SandboxError('UNSUPPORTED', `backend ${backend.name} cannot enforce memoryMb (capabilities.memoryLimit is false)`)
   }
   if (merged.globals !== undefined) checkGlobalNames(merged.globals, grantRegistry.roots)
+  const inspectable = resolveInspectorPlan(merged.inspector, merged.cpuProfile, 'session options') !== undefined
+  if (inspectable && backend.capabilities.inspector !== true) {
+    throw new SandboxError(
+      'UNSUPPORTED',
+      `backend ${backend.name} has no inspector (capabilities.inspector is false): a session cannot use inspector or cpuProfile there`,
+    )
+  }
 
   let engine: BackendSession
   try {
-    engine = await backend.openSession({ memoryMb: limits.memoryMb, partition: merged.partition ?? owner.partition })
+    engine = await backend.openSession({
+      memoryMb: limits.memoryMb,
+      partition: merged.partition ?? owner.partition,
+      ...(inspectable ? { inspector: true } : {}),
+    })
   } catch (error) {
     if (isSandboxError(error)) throw error
     throw new SandboxError(
@@ -80,7 +92,7 @@ export async function openSession(owner: SessionOwner, id: string, options: Sess
       { cause: error },
     )
   }
-  return new BackendBoundSession(owner, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits)
+  return new BackendBoundSession(owner, id, engine, { ...merged, memoryMb: limits.memoryMb }, sessionLimits, inspectable)
 }
 
 class BackendBoundSession implements Session {
@@ -102,6 +114,7 @@ class BackendBoundSession implements Session {
     private readonly engine: BackendSession,
     private readonly options: RunOptions & { memoryMb: number },
     private readonly sessionLimits: Partial<Limits>,
+    private readonly inspectable: boolean,
   ) {
     this.pendingGlobals = options.globals
   }
@@ -142,6 +155,8 @@ class BackendBoundSession implements Session {
           includeToolValuesInEvents: options?.includeToolValuesInEvents ?? this.options.includeToolValuesInEvents,
           logArgs: options?.logArgs ?? this.options.logArgs,
           trace: this.options.trace,
+          inspector: options?.inspector ?? this.options.inspector,
+          cpuProfile: options?.cpuProfile ?? this.options.cpuProfile,
         },
         limits,
         registry,
@@ -155,6 +170,7 @@ class BackendBoundSession implements Session {
             if (executed) this.runs++
             lastRun = { executed, stopped }
           },
+          inspectable: this.inspectable,
         },
       }
       this.busy = true

@@ -122,12 +122,12 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
     engine,
     capabilities,
     execute,
-    async openSession({ memoryMb, partition }) {
+    async openSession({ memoryMb, partition, inspector }) {
       if (disposed) throw new SandboxError('BACKEND_UNAVAILABLE', 'the backend was disposed')
       if (unavailable !== undefined) throw new SandboxError('BACKEND_UNAVAILABLE', unavailable)
       const ready = await getPool()
       if (typeof ready === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', ready)
-      return ready.openSession(memoryMb, partition)
+      return ready.openSession(memoryMb, partition, inspector === true)
     },
     async check() {
       // Without a partition: the child it starts is left for whichever partition needs one first.

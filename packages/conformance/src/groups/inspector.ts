@@ -5,11 +5,13 @@
  * evaluates in the paused frame and resumes. A paused debugger must not outlive the deadline,
  * and the socket is loopback only, at an unguessable path.
  */
-import type { CpuProfile, InspectorEndpoint, RunOptions, Sandbox } from '@cordon/core'
+import type { CpuProfile, RunOptions } from '@cordon/core'
 import { expectDeadline, expectError, expectOk, timedRun } from '../harness/run.js'
 import { within } from '../runner.js'
 import type { ConformanceCheck } from '../types.js'
-import { connectDebugger, type DebuggerClient } from '../harness/cdp-client.js'
+import { startDebugged, withClient } from '../harness/debugged-run.js'
+import { hotFunctionFrames } from '../harness/cpu-profile.js'
+import { inspectorSessionChecks } from './inspector-sessions.js'
 
 /** A TypeScript program: types on the lines around the breakpoint, so columns and lines must map. */
 const TYPED_PROGRAM = [
@@ -23,36 +25,6 @@ const TYPED_PROGRAM = [
 ].join('\n')
 const RETURN_LINE = 4
 const FIRST_STATEMENT_LINE = 6
-
-/** Starts a run with the debugger on; resolves once the socket listens, with the run still going. */
-async function startDebugged(
-  sandbox: Sandbox,
-  code: string,
-  options: RunOptions & { inspector: object },
-): Promise<{ endpoint: InspectorEndpoint; run: ReturnType<typeof timedRun> }> {
-  let listening!: (endpoint: InspectorEndpoint) => void
-  const endpoint = new Promise<InspectorEndpoint>((resolve) => (listening = resolve))
-  const run = timedRun(sandbox, code, { ...options, inspector: { ...options.inspector, onListening: listening } }, 30_000)
-  const first = await within(Promise.race([endpoint, run.then(() => undefined)]), 20_000, 'the inspector did not start listening')
-  if (first === undefined) {
-    const { result } = await run
-    throw new Error(`the run ended before its inspector listened: ${JSON.stringify(result.ok ? result.value : result.error)}`)
-  }
-  return { endpoint: first, run }
-}
-
-async function withClient<T>(endpoint: InspectorEndpoint, use: (client: DebuggerClient) => Promise<T>): Promise<T> {
-  const client = await connectDebugger(endpoint.webSocketUrl)
-  try {
-    return await use(client)
-  } finally {
-    await client.close()
-  }
-}
-
-function hotFunctionFrames(profile: CpuProfile, name: string): CpuProfile['nodes'] {
-  return profile.nodes.filter((node) => node.callFrame.functionName === name)
-}
 
 export const inspectorChecks: readonly ConformanceCheck[] = [
   {
@@ -221,6 +193,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       if (plain.result.cpuProfile !== undefined) throw new Error('a run that did not ask for a profile has one')
     },
   },
+  ...inspectorSessionChecks,
 ]
 
 /** A WebSocket handshake to `url` must fail (or the port be closed). */

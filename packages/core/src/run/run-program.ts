@@ -44,6 +44,8 @@ export interface RunPlan {
     execute: SandboxBackend['execute']
     /** Called once the run is over: whether the backend ran it, and whether the host had to stop it. */
     ended(info: { executed: boolean; stopped: boolean }): void
+    /** The session's engine was opened for an inspector (`SessionRequest.inspector`). */
+    inspectable: boolean
   }
   /** Runs of a sandbox with `durable` keys: recorded (and, resumed, replayed) so they can pause. */
   durable?: DurablePlan
@@ -276,7 +278,9 @@ function unsupportedFeature(plan: RunPlan, inspector: InspectorPlan | undefined)
     const asked = inspector.debugger === undefined ? 'cpuProfile' : 'inspector'
     if (caps.inspector !== true)
       return `backend ${plan.backend.name} has no inspector (capabilities.inspector is false): ${asked} cannot work there`
-    if (plan.session !== undefined) return `${asked} is not available in sessions yet; use sandbox.run`
+    if (plan.session !== undefined && !plan.session.inspectable) {
+      return `${asked} needs a session opened for it: createSession({ inspector }) or createSession({ cpuProfile }) makes its engine inspectable`
+    }
   }
   if (plan.registry.hasSync && !caps.syncHostCalls) {
     return `backend ${plan.backend.name} cannot run sync tools (capabilities.syncHostCalls is false); drop sync: true`

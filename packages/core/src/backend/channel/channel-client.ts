@@ -157,10 +157,14 @@ export class ChannelClient {
     })
   }
 
-  /** Opens a session on the far side; its `execute` takes a `ref` for the far side's logs too. */
-  openSession(memoryMb: number): Promise<ChannelBackendSession> {
+  /**
+   * Opens a session on the far side (`inspector`: see SessionRequest); its `execute` takes a `ref`
+   * for the far side's logs too.
+   */
+  openSession(memoryMb: number, inspector = false): Promise<ChannelBackendSession> {
     const sessionId = this.nextId++
-    return this.ask(this.opens, sessionId, ['open', sessionId, memoryMb]).then(() => {
+    const order: Order = inspector ? ['open', sessionId, memoryMb, true] : ['open', sessionId, memoryMb]
+    return this.ask(this.opens, sessionId, order).then(() => {
       const session = new ChannelSession(this, sessionId)
       this.sessions.set(sessionId, session)
       return session

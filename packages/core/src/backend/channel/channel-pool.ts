@@ -138,13 +138,13 @@ export class ChannelPool {
     return outcome
   }
 
-  async openSession(memoryMb: number, partition?: string): Promise<BackendSession> {
+  async openSession(memoryMb: number, partition?: string, inspector = false): Promise<BackendSession> {
     const side = this.pick(memoryMb, this.partitionOf(partition))
     if (side === undefined) throw new SandboxError('BACKEND_UNAVAILABLE', this.options.label + 's are all full; try again when a run ends')
     this.take(side, memoryMb, 0, this.partitionOf(partition))
     let session: BackendSession
     try {
-      session = await side.client.openSession(memoryMb)
+      session = await side.client.openSession(memoryMb, inspector)
     } catch (error) {
       this.give(side, memoryMb, 0)
       throw error

@@ -10,7 +10,8 @@
  * - `['stop', runId, code, message]`              the run must end (its stop flag is set too)
  * - `['settle', runId, callId, ok, payload]`      a tool call's answer: wire value, or the error
  *                                                 as `{ name?, message }` JSON
- * - `['open', sessionId, memoryMb]`               open a session
+ * - `['open', sessionId, memoryMb, inspector?]`   open a session (`inspector` true: its runs may
+ *                                                 have an inspector; see SessionRequest)
  * - `['usage', sessionId, askId]`                 ask a session's heap size
  * - `['close', sessionId]`                        dispose a session
  * - `['inspect-open', runId, inspectId]`          open an inspector session on the run's engine
@@ -22,7 +23,7 @@
  *                                                 past `phase` ('start' or 'end')
  *
  * The inspector orders are never accepted from strangers: `parseOrder` refuses them and drops
- * `inspector` from run orders (whoever drives an engine's inspector controls its guest).
+ * `inspector` from run and open orders (whoever drives an engine's inspector controls its guest).
  *
  * Orders are trusted where the near side is the host itself (a worker, a child it started); a far
  * side that serves strangers (a server) checks each one with `parseOrder` first.
@@ -80,6 +81,7 @@ export type Order =
   | ['stop', number, ErrorCode, string]
   | ['settle', number, number, boolean, string]
   | ['open', number, number]
+  | ['open', number, number, true]
   | ['usage', number, number]
   | ['close', number]
   | ['inspect-open', number, number]
@@ -246,7 +248,9 @@ export function parseOrder(message: unknown, caps: OrderCaps): Order | string {
     case 'settle':
       return size === 5 && isId(a) && isId(b) && typeof c === 'boolean' && text(d) ? ['settle', a, b, c, d] : 'malformed settle'
     case 'open':
-      return size === 3 && isId(a) && validLimit('memoryMb', b) ? ['open', a, b as number] : 'malformed open'
+      return (size === 3 || (size === 4 && c === true)) && isId(a) && validLimit('memoryMb', b)
+        ? ['open', a, b as number]
+        : 'malformed open'
     case 'usage':
       return size === 3 && isId(a) && isId(b) ? ['usage', a, b] : 'malformed usage'
     case 'close':

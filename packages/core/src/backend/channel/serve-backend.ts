@@ -174,22 +174,28 @@ export function serveBackend(
           return
         }
         opening.add(sessionId)
-        backend.openSession({ memoryMb: order[2], ...(options.partition === undefined ? {} : { partition: options.partition }) }).then(
-          (session) => {
-            opening.delete(sessionId)
-            // Closed while it opened (its caller went away): it never serves a run.
-            if (closedEarly.delete(sessionId)) {
-              void session.dispose().catch(() => undefined)
-              return
-            }
-            sessions.set(sessionId, session)
-            queue(['opened', sessionId, null])
-          },
-          (error: unknown) => {
-            opening.delete(sessionId)
-            if (!closedEarly.delete(sessionId)) queue(['opened', sessionId, asRunError(error)])
-          },
-        )
+        backend
+          .openSession({
+            memoryMb: order[2],
+            ...(options.partition === undefined ? {} : { partition: options.partition }),
+            ...(order[3] === true ? { inspector: true } : {}),
+          })
+          .then(
+            (session) => {
+              opening.delete(sessionId)
+              // Closed while it opened (its caller went away): it never serves a run.
+              if (closedEarly.delete(sessionId)) {
+                void session.dispose().catch(() => undefined)
+                return
+              }
+              sessions.set(sessionId, session)
+              queue(['opened', sessionId, null])
+            },
+            (error: unknown) => {
+              opening.delete(sessionId)
+              if (!closedEarly.delete(sessionId)) queue(['opened', sessionId, asRunError(error)])
+            },
+          )
         return
       }
       case 'usage': {

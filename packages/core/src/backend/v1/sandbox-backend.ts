@@ -129,6 +129,12 @@ export interface SessionRequest {
   memoryMb: number
   /** As for `ExecuteRequest.partition`. */
   partition?: string
+  /**
+   * The session's runs may come with `ExecuteRequest.inspector`: make its engine able to take
+   * inspector sessions (for V8, an isolate made with its inspector). Only asked of a backend whose
+   * `capabilities.inspector` is true.
+   */
+  inspector?: boolean
 }
 
 /**
