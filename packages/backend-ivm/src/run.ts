@@ -27,6 +27,13 @@ const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
  */
 const UNWIND_WAIT_MS = 50
 
+/**
+ * A run with an inspector stopped from outside (deadline, abort) waits up to this long, guest
+ * still running, for core to take its CPU profile: V8 answers the profiler between two steps of
+ * the guest, in a few milliseconds. Under the engine children's stop grace (250 ms).
+ */
+const PROFILE_ON_STOP_MS = 200
+
 /** isolated-vm's error when a synchronous call's `timeout` ended it. */
 const TIMED_OUT = /timed out/i
 
@@ -118,7 +125,26 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     })
 
   let doneSeen = false
+  // Taking a stopped run's profile (see PROFILE_ON_STOP_MS): no other ending counts meanwhile.
+  let profiling = false
   const stop: RunStopper = (error) => {
+    if (settled || profiling) return
+    const inspector = request.inspector
+    if (inspector !== undefined && started && !doneSeen && STOPS_FROM_OUTSIDE.has(error.code) && !vm.isolate.isDisposed) {
+      profiling = true
+      // What the guest logged up to the stop counts; from here nothing more reaches the guest, and
+      // the guest reaches no host: the run is over for both.
+      vm.drainLogs()
+      relay.close()
+      void withinMs(inspector.beforeEnd(), PROFILE_ON_STOP_MS).then(() => {
+        profiling = false
+        stopNow(error)
+      })
+      return
+    }
+    stopNow(error)
+  }
+  const stopNow: RunStopper = (error) => {
     if (settled) return
     if (doneSeen) {
       // The guest reported its result, but something of it was still executing: the result
@@ -178,7 +204,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   let startReturned = false
 
   void relay.done.then(async (done) => {
-    if (settled) return
+    if (settled || profiling) return
     doneSeen = true
     // Nothing more reaches the guest: pending tool results and timers are dropped from here.
     relay.close()
@@ -274,6 +300,20 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     relay.close()
     vm.port.detach()
     mode.onEnd?.(inFlight === 0 && !vm.isolate.isDisposed)
+  }
+}
+
+/** The codes of stops from outside, after which the isolate is still sound to ask for its profile. */
+const STOPS_FROM_OUTSIDE = new Set(['TIMEOUT', 'ABORTED'])
+
+/** Resolves when `promise` settles or after `ms`, whichever comes first. */
+async function withinMs(promise: Promise<unknown>, ms: number): Promise<void> {
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))
+  try {
+    await Promise.race([promise.catch(() => undefined), late])
+  } finally {
+    clearTimeout(timer)
   }
 }
 

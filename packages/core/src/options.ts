@@ -125,7 +125,8 @@ export interface RunOptions extends Partial<Limits> {
   /**
    * Record a CPU profile of the run: `result.cpuProfile`, in the `.cpuprofile` format DevTools
    * loads, with the program's frames at the positions the user wrote. Taken when the program ends
-   * by itself (a value or an error), not when it is stopped (deadline, abort, a limit). Needs
+   * by itself (a value or an error) and when its deadline or an abort stops it (up to the stop:
+   * where a spinning program spent its time), not when another limit or a crash ends it. Needs
    * `capabilities.inspector`, as `inspector`.
    */
   cpuProfile?: boolean | CpuProfileOptions

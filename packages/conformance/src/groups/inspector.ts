@@ -185,7 +185,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       if (fib.length === 0)
         throw new Error(`no frame of fib in the profile: ${profile.nodes.map((n) => n.callFrame.functionName).join(', ')}`)
       const hits = fib.reduce((sum, node) => sum + (node.hitCount ?? 0), 0)
-      if (hits < 5) throw new Error(`fib has ${hits} samples of ${profile.samples.length}`)
+      if (hits < 5) throw new Error(`fib has ${hits} samples of ${profile.samples?.length ?? 0}`)
       const wrongLine = fib.find((node) => node.callFrame.lineNumber !== 0)
       if (wrongLine !== undefined)
         throw new Error(`fib is placed at line ${wrongLine.callFrame.lineNumber + 1}, expected line 1 (as written)`)
@@ -193,8 +193,34 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       if (plain.result.cpuProfile !== undefined) throw new Error('a run that did not ask for a profile has one')
     },
   },
+  {
+    group: 'inspector',
+    name: 'cpuProfile of a run its deadline or an abort stopped: the profile up to the stop names the hot function',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox, options }) {
+      const spin = ['function fib(n) {', '  return n < 2 ? n : fib(n - 1) + fib(n - 2)', '}', 'for (;;) fib(18)'].join('\n')
+      const timeoutMs = 1_000
+      const timed = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs })
+      expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
+      expectHotFib(timed.result.cpuProfile, 'a run that timed out')
+      const controller = new AbortController()
+      setTimeout(() => controller.abort(), 500)
+      const aborted = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, signal: controller.signal })
+      expectError(aborted.result, 'ABORTED')
+      expectHotFib(aborted.result.cpuProfile, 'an aborted run')
+    },
+  },
   ...inspectorSessionChecks,
 ]
+
+/** A profile (as the host would save it) whose samples show `fib`, the program's hot function. */
+function expectHotFib(cpuProfile: CpuProfile | undefined, what: string): void {
+  if (cpuProfile === undefined) throw new Error(`${what} has no cpuProfile`)
+  const profile = JSON.parse(JSON.stringify(cpuProfile)) as CpuProfile
+  const hits = hotFunctionFrames(profile, 'fib').reduce((sum, node) => sum + (node.hitCount ?? 0), 0)
+  if (hits < 5) throw new Error(`the profile of ${what} has ${hits} samples in fib of ${profile.samples?.length ?? 0}`)
+}
 
 /** A WebSocket handshake to `url` must fail (or the port be closed). */
 async function expectRefused(url: string, when: string, headers?: Record<string, string>): Promise<void> {

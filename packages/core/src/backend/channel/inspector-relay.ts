@@ -7,6 +7,9 @@
 import type { EngineInspector, EngineInspectorSession, InspectorHooks } from '../v1/inspector-hooks.js'
 import type { InspectPhase, Order, Report } from './channel-protocol.js'
 
+/** How long a stopped run's engine waits for the host before it goes (see FarInspector.wait). */
+const STOPPED_END_WAIT_MS = 250
+
 /** The host's end: the far engine's sessions, as the run's own InspectorHooks see an engine. */
 export class NearInspector {
   private readonly sessions = new Map<number, (message: string) => void>()
@@ -102,9 +105,14 @@ export class FarInspector {
 
   private wait(phase: InspectPhase): Promise<void> {
     return new Promise((resolve) => {
-      if (this.signal.aborted) return resolve()
+      // A stopped run still asks before its engine goes (its CPU profile is taken then), for a
+      // short while at most; it never waits to start.
+      const graceMs = phase === 'end' ? STOPPED_END_WAIT_MS : 0
+      const stopped = () => (graceMs === 0 ? resolve() : setTimeout(resolve, graceMs))
+      if (this.signal.aborted && graceMs === 0) return resolve()
       this.waits.set(phase, resolve)
-      this.signal.addEventListener('abort', () => resolve(), { once: true })
+      if (this.signal.aborted) stopped()
+      else this.signal.addEventListener('abort', stopped, { once: true })
       this.queue(['inspect-wait', this.runId, phase])
     })
   }

@@ -30,7 +30,9 @@ export const RUNTIME_SCRIPT_PREFIX = 'cordon-'
  * guest's context exists and before its program is compiled; `beforeStart` after compiling and
  * before calling the program; `beforeEnd` after the guest's result (or a stop), before the
  * session and the engine go. A backend that stops the run from outside (deadline, abort) may
- * skip `beforeEnd`, and never waits on these beyond the run's own stop.
+ * skip `beforeEnd` (the run then has no CPU profile) or call it with the guest still running and
+ * wait a short, bounded while (isolated-vm: 200 ms); it never waits on `beforeStart` beyond the
+ * run's own stop.
  */
 export interface InspectorHooks {
   /** The guest's context exists: core may open sessions on its engine from now until the run ends. */
