@@ -8,24 +8,13 @@ import type { CpuProfile } from '@cordon/core'
 import { expectDeadline, expectError, expectHealthy, expectHostError, expectOk } from '../harness/run.js'
 import { sessionRunOk, timedSessionRun } from '../harness/session-run.js'
 import { startDebuggedInSession, withClient } from '../harness/debugged-run.js'
-import { hotFunctionFrames } from '../harness/cpu-profile.js'
+import { HOT_PROGRAM, hotFunctionFrames } from '../harness/cpu-profile.js'
 import { within } from '../runner.js'
 import type { ConformanceCheck } from '../types.js'
 
 /** The second run of a session: TypeScript that reads `base`, which the first run declared. */
 const SECOND_RUN = ['function add(n: number): number {', '  const sum: number = base + n', '  return sum', '}', 'add(2)'].join('\n')
 const SUM_LINE = 3
-
-/** Spends ~300 ms in `fib`, so a profile samples it. */
-const HOT_PROGRAM = [
-  'function fib(n) {',
-  '  return n < 2 ? n : fib(n - 1) + fib(n - 2)',
-  '}',
-  'let total = 0',
-  'const until = Date.now() + 300',
-  'while (Date.now() < until) total += fib(18)',
-  'total > 0',
-].join('\n')
 
 export const inspectorSessionChecks: readonly ConformanceCheck[] = [
   {

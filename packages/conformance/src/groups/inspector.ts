@@ -10,7 +10,7 @@ import { expectDeadline, expectError, expectOk, timedRun } from '../harness/run.
 import { within } from '../runner.js'
 import type { ConformanceCheck } from '../types.js'
 import { startDebugged, withClient } from '../harness/debugged-run.js'
-import { hotFunctionFrames } from '../harness/cpu-profile.js'
+import { FIB, HOT_PROGRAM, hotFunctionFrames } from '../harness/cpu-profile.js'
 import { inspectorSessionChecks } from './inspector-sessions.js'
 
 /** A TypeScript program: types on the lines around the breakpoint, so columns and lines must map. */
@@ -166,16 +166,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
     requires: { inspector: true },
     timeoutMs: 60_000,
     async run({ sandbox }) {
-      const code = [
-        'function fib(n) {',
-        '  return n < 2 ? n : fib(n - 1) + fib(n - 2)',
-        '}',
-        'let total = 0',
-        'const until = Date.now() + 300',
-        'while (Date.now() < until) total += fib(18)',
-        'total > 0',
-      ].join('\n')
-      const { result } = await timedRun(sandbox, code, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs: 20_000 })
+      const { result } = await timedRun(sandbox, HOT_PROGRAM, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs: 20_000 })
       if (expectOk(result) !== true) throw new Error('the profiled program did not finish as written')
       if (result.cpuProfile === undefined) throw new Error('result.cpuProfile is missing')
       const profile = JSON.parse(JSON.stringify(result.cpuProfile)) as CpuProfile
@@ -199,7 +190,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
     requires: { inspector: true },
     timeoutMs: 60_000,
     async run({ sandbox, options }) {
-      const spin = ['function fib(n) {', '  return n < 2 ? n : fib(n - 1) + fib(n - 2)', '}', 'for (;;) fib(18)'].join('\n')
+      const spin = `${FIB}\nfor (;;) fib(18)`
       const timeoutMs = 1_000
       const timed = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs })
       expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
