@@ -30,6 +30,8 @@ export function emscriptenMaker(settings: ResolvedQuickJSOptions, { sharedImage,
       if (engine === undefined) return undefined
       return settings.engineImage ? 'an engine image taken in this process after the first engine' : NO_IMAGE
     },
+    // quickjs-emscripten's instances are not reset in place: each run gets a new one.
+    recycle: () => undefined,
   }
 
   function loadedEngine(): Engine {

@@ -13,6 +13,8 @@ export interface EngineMaker {
   create(cap: number): Promise<FreshEngine>
   /** Where fresh engines come from (QuickJSDiagnostics.engineImage); undefined before `load`. */
   imageSource(): string | undefined
+  /** `engine`, which a run used, made fresh again for `cap` (see FreshEngine.recycle); undefined when it cannot be. */
+  recycle(engine: FreshEngine, cap: number): FreshEngine | undefined
 }
 
 /** What QuickJSDiagnostics.engineImage says with `engineImage: false`. */

@@ -27,6 +27,12 @@ export interface FreshEngine {
   readonly runtimeFactory: EngineHandle
   /** Bytes of guest heap in use (or its high-water mark, where the engine cannot say less). */
   heapBytes(): number
+  /**
+   * After a run: this engine's instance made fresh again in place, capped at `limitBytes`, as a new
+   * engine (this one is done with); undefined when it cannot be. Only quickjs-wasi engines restored
+   * from an image have it (see wasi/wasi-recycle.ts).
+   */
+  recycle?(limitBytes: number): FreshEngine | undefined
 }
 
 /**

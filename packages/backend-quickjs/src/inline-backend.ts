@@ -10,6 +10,7 @@ import type { WasiFromHost } from './worker/worker-data.js'
 import { wasiMaker } from './wasi/wasi-maker.js'
 import type { ResolvedQuickJSOptions } from './options.js'
 import { SessionEngine, makeReadyEngine, releaseReadyEngine, type ReadyEngine } from './session.js'
+import type { FreshEngine } from './fresh-engine.js'
 
 /** What the worker mode adds to the inline backend it runs in each worker. */
 export interface InlineExtras extends ImageSharing {
@@ -37,6 +38,12 @@ export function createInlineBackend(
   const sessions = new Set<SessionEngine>()
   let disposed = false
 
+  /** A one-off run's engine made fresh again and ready, or undefined when it cannot be. */
+  function renew(used: FreshEngine, cap: number): Promise<ReadyEngine> | undefined {
+    const fresh = maker.recycle(used, cap)
+    return fresh === undefined ? undefined : Promise.resolve().then(() => makeReadyEngine(fresh, settings.onDisposeError, pullLogs))
+  }
+
   /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */
   async function open(memoryMb: number, keepEngine: boolean): Promise<SessionEngine> {
     try {
@@ -54,7 +61,14 @@ export function createInlineBackend(
       if (SandboxError.isInstance(error)) throw error
       throw new SandboxError('BACKEND_CRASHED', `QuickJS backend: could not start an engine: ${describeError(error)}`, { cause: error })
     }
-    if (!keepEngine) return SessionEngine.open(ready, { keepEngine, onDisposeError: settings.onDisposeError })
+    if (!keepEngine) {
+      const cap = maker.capFor(memoryMb)
+      return SessionEngine.open(ready, {
+        keepEngine,
+        onDisposeError: settings.onDisposeError,
+        onRecycle: (used) => pool.recycled(cap, () => renew(used, cap)),
+      })
+    }
     const session = SessionEngine.open(ready, {
       keepEngine,
       onDisposeError: settings.onDisposeError,

@@ -92,6 +92,12 @@ export async function restoreWasiVm(
   limits: { maxStackSize: number; memoryLimit?: number; interruptHandler?: () => boolean },
 ): Promise<QuickJS> {
   const vm = await build.wasi.QuickJS.restore(image.snapshot, { wasm: build.module, ...limits })
+  giveOwnSeedAndTimeOrigin(vm, image)
+  return vm
+}
+
+/** Sets what a VM restored from `image` must not share with the image: Math.random's state and the time origin. */
+export function giveOwnSeedAndTimeOrigin(vm: QuickJS, image: WasiImage): void {
   const memory = internals(vm).exports.memory.buffer
   const seed = new Uint8Array(memory, image.seedAddress, 8)
   globalThis.crypto.getRandomValues(seed)
@@ -102,7 +108,6 @@ export async function restoreWasiVm(
   const words = new DataView(memory)
   words.setFloat64(image.timeOriginAddress, now, true)
   words.setBigUint64(image.timeOriginValue.address, BigInt.asUintN(64, doubleBits(now) + image.timeOriginValue.boxing), true)
-  return vm
 }
 
 /**

@@ -9,6 +9,8 @@ import type { ShippedImage } from './image-file.js'
 import { readShippedImage } from './shipped-image.js'
 import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
 import { clockWithRandomShift, restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
+import { recycleCheck, recycleWasiVm, type RecycleCheck } from './wasi-recycle.js'
+import type { QuickJS } from 'quickjs-wasi'
 
 const MIB = 1024 * 1024
 /** What QuickJSDiagnostics.engineImage says when engines are restored from the shipped image. */
@@ -45,6 +47,7 @@ export function wasiMaker(settings: ResolvedQuickJSOptions, given?: WasiFromHost
       return createWasiEngine(loaded, limitBytes, settings.maxStackSizeBytes, loaded.image.ready)
     },
     imageSource: () => loaded?.imageSource,
+    recycle: (engine, memoryMb) => (loaded === undefined ? undefined : engine.recycle?.(loaded.baseBytes + memoryMb * MIB)),
   }
 }
 
@@ -189,14 +192,32 @@ async function createWasiEngine(
     memoryLimit: limitBytes > 0 ? limitBytes : undefined,
     interruptHandler: () => interrupts.handler?.() ?? false,
   }
-  const vm =
-    image === undefined
-      ? await build.wasi.QuickJS.create({ wasm: build.module, ...limits, wasi: clockWithRandomShift })
-      : await restoreWasiVm(build, image, limits)
+  if (image === undefined) {
+    const vm = await build.wasi.QuickJS.create({ wasm: build.module, ...limits, wasi: clockWithRandomShift })
+    return wasiEngine(build, vm, interrupts, undefined)
+  }
+  const vm = await restoreWasiVm(build, image, limits)
+  return wasiEngine(build, vm, interrupts, { image, check: recycleCheck(vm), maxStackSizeBytes })
+}
+
+/** What recycling a VM restored from an image needs (see wasi-recycle.ts). */
+interface Recycling {
+  readonly image: WasiImage
+  readonly check: RecycleCheck
+  readonly maxStackSizeBytes: number
+}
+
+/** The engine around `vm`; without `recycling` (made from the sources) the guest runtime is evaluated first. */
+function wasiEngine(
+  build: WasiBuild & { staticBytes: number },
+  vm: QuickJS,
+  interrupts: { handler: (() => boolean) | undefined },
+  recycling: Recycling | undefined,
+): FreshEngine {
   const context = new WasiContext(build.wasi, vm)
   const runtime = new WasiRuntime(context, interrupts)
-  if (image === undefined) evaluateGuestRuntime(context, runtime)
-  return {
+  if (recycling === undefined) evaluateGuestRuntime(context, runtime)
+  const engine: FreshEngine = {
     // A failed allocation throws an error the guest cannot catch, so it always reaches the run.
     guard: { exceeded: false },
     runtime,
@@ -205,4 +226,15 @@ async function createWasiEngine(
     // As on quickjs-emscripten: the linear memory's high-water mark above the static area.
     heapBytes: () => Math.max(0, internals(vm).exports.memory.buffer.byteLength - build.staticBytes),
   }
+  if (recycling === undefined) return engine
+  let recycled = false
+  engine.recycle = (limitBytes) => {
+    // Once: the engine that comes of it is the instance's owner from then on.
+    if (recycled) return undefined
+    recycled = true
+    const next: { handler: (() => boolean) | undefined } = { handler: undefined }
+    const limits = { maxStackSize: recycling.maxStackSizeBytes, memoryLimit: limitBytes, interruptHandler: () => next.handler?.() ?? false }
+    return recycleWasiVm(build, vm, recycling.image, recycling.check, limits) ? wasiEngine(build, vm, next, recycling) : undefined
+  }
+  return engine
 }
