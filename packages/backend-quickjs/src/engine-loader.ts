@@ -1,4 +1,4 @@
-import { SandboxError } from '@cordon/core'
+import { SandboxError } from '@cordon/core/backend'
 import {
   newQuickJSWASMModuleFromVariant,
   newVariant,

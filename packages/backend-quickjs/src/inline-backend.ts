@@ -1,4 +1,4 @@
-import { SandboxError } from '@cordon/core'
+import { SandboxError } from '@cordon/core/backend'
 import type { BackendSession, ExecuteOutcome, ExecuteRequest, SessionRequest } from '@cordon/core/backend'
 import { INLINE_CAPABILITIES } from './capabilities.js'
 import { NOT_LOADED, type QuickJSBackend } from './diagnostics.js'

@@ -1,4 +1,4 @@
-import { SandboxError } from '@cordon/core'
+import { SandboxError } from '@cordon/core/backend'
 import type { ExecuteOutcome, ExecuteRequest } from '@cordon/core/backend'
 import { describeError } from './engine-failure.js'
 

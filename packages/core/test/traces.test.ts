@@ -159,6 +159,31 @@ describe('traces', () => {
     expect(() => createSandbox(createVmBackend(), { trace: 'on' as never })).toThrow(/trace must be a boolean/)
   })
 
+  it('@opentelemetry/api is not even imported until an application registered it', async () => {
+    const key = Symbol.for('opentelemetry.js.api.1')
+    const registry = globalThis as unknown as Record<symbol, unknown>
+    const registered = registry[key]
+    expect(registered).toBeDefined()
+    let imports = 0
+    const importer = () => {
+      imports++
+      return import('@opentelemetry/api')
+    }
+    resetOtelApi()
+    delete registry[key]
+    try {
+      await expect(loadOtelApi(importer)).resolves.toBeUndefined()
+      expect(imports).toBe(0)
+      // Registered after a first run: the next one loads it.
+      registry[key] = registered
+      await expect(loadOtelApi(importer)).resolves.toBeDefined()
+      expect(imports).toBe(1)
+    } finally {
+      registry[key] = registered
+      resetOtelApi()
+    }
+  })
+
   it('without @opentelemetry/api installed, runs are not traced and nothing fails', async () => {
     resetOtelApi()
     try {

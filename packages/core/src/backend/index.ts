@@ -2,6 +2,9 @@
  * `@cordon/core/backend`: everything a backend author needs, nothing a user needs.
  * The user API (createSandbox, results, errors, limits) is the root entry, `@cordon/core`.
  */
+// The error class a backend throws (the same class as the root entry's), so that code running
+// where only backend code is needed (a worker's bundle) need not load the user API.
+export { SandboxError } from '../errors.js'
 export { BOOLEAN_CAPABILITIES, ISOLATION_KINDS } from './v1/capabilities.js'
 export type { BackendCapabilities, BooleanCapability } from './v1/capabilities.js'
 export type {

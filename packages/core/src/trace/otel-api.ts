@@ -14,15 +14,30 @@ let loading: Promise<OtelApi | undefined> | undefined
  */
 const OTEL_API: string = '@opentelemetry/api'
 
-/** The API, or undefined when it cannot be imported. `importer` is replaceable for tests. */
+/**
+ * The API, or undefined when it cannot be imported or nothing registered it yet. `importer` is
+ * replaceable for tests.
+ */
 export function loadOtelApi(
   importer: () => Promise<OtelApi> = () => import(/* @vite-ignore */ /* webpackIgnore: true */ OTEL_API) as Promise<OtelApi>,
 ): Promise<OtelApi | undefined> {
+  // Asked again on a later run: the application may register its provider after a first run.
+  if (loading === undefined && !otelRegistered()) return Promise.resolve(undefined)
   loading ??= importer().then(
     (api) => api,
     () => undefined,
   )
   return loading
+}
+
+/**
+ * Whether an application set up OpenTelemetry's API in this realm: every version keeps its
+ * registrations (tracer provider, context manager) under `Symbol.for('opentelemetry.js.api.<major>')`
+ * on the global object. Until then every span would be a no-op, and importing the API (~10 ms on a
+ * first run) is skipped.
+ */
+function otelRegistered(): boolean {
+  return Object.getOwnPropertySymbols(globalThis).some((symbol) => symbol.description?.startsWith('opentelemetry.js.api.') === true)
 }
 
 /** Forgets the cached load (tests only). */
