@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import { GUEST_RUNTIME_SOURCE } from '@cordon/core/backend'
+import { GUEST_RUNTIME_SOURCE, SandboxError } from '@cordon/core/backend'
 import type { QuickJSContext } from 'quickjs-emscripten-core'
 import type { EngineContext, EngineHandle, EngineRuntime } from './engine-api.js'
 import { applyEngineImage, captureEngineImage, copyWorks, type EngineImage, type Preparation } from './engine-image.js'

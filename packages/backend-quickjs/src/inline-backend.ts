@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, SessionRequest } from '@cordon/core/backend'
+import { SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest, type SessionRequest } from '@cordon/core/backend'
 import { INLINE_CAPABILITIES } from './capabilities.js'
 import { NOT_LOADED, type QuickJSBackend } from './diagnostics.js'
 import { describeError } from './engine-failure.js'
@@ -41,7 +40,8 @@ export function createInlineBackend(
   /** A one-off run's engine made fresh again and ready, or undefined when it cannot be. */
   function renew(used: FreshEngine, cap: number): Promise<ReadyEngine> | undefined {
     const fresh = maker.recycle(used, cap)
-    return fresh === undefined ? undefined : Promise.resolve().then(() => makeReadyEngine(fresh, settings.onDisposeError, pullLogs))
+    // What makeReadyEngine throws, the pool turns into a rejection (and a new engine).
+    return fresh === undefined ? undefined : Promise.resolve(makeReadyEngine(fresh, settings.onDisposeError, pullLogs))
   }
 
   /** An engine with its guest runtime made, for `memoryMb`. Throws a SandboxError saying why not. */

@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import type { ExecuteOutcome, ExecuteRequest } from '@cordon/core/backend'
+import { SandboxError, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { describeError } from './engine-failure.js'
 
 /** The outcome of a run whose signal aborted before any guest code ran (both thread modes). */

@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import { describeOptionValue } from '@cordon/core/backend'
+import { SandboxError, describeOptionValue } from '@cordon/core/backend'
 import type { QuickJSSyncVariant } from 'quickjs-emscripten-core'
 import { runsOnNode } from './host-platform.js'
 

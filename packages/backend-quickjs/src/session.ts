@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import { createRelaySwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
+import { SandboxError, createRelaySwitch, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { describeError, isOutOfMemory, readThrown, type ThrownInfo } from './engine-failure.js'
 import { releaseFreshEngine, type FreshEngine } from './fresh-engine.js'
 import { disposeGuestRuntime, makeGuestRuntime, type MadeRuntime } from './guest-runtime.js'

@@ -25,22 +25,10 @@ export async function compileWasm(input: WasmModuleInput): Promise<WebAssembly.M
 
 /** compileWasm, and the bytes it compiled (undefined when given a compiled module). */
 export async function compileWasmKeepingBytes(input: WasmModuleInput): Promise<{ module: WebAssembly.Module; bytes?: Uint8Array }> {
-  const { module, bytes } = await startCompilingWasm(input)
-  return { module: await module, ...(bytes === undefined ? {} : { bytes }) }
-}
-
-/**
- * compileWasmKeepingBytes in two steps: the bytes as soon as they are read, the module while it
- * compiles (the host's other work goes on meanwhile; V8 compiles on background threads).
- */
-export async function startCompilingWasm(input: WasmModuleInput): Promise<{ module: Promise<WebAssembly.Module>; bytes?: Uint8Array }> {
-  if (input instanceof WebAssembly.Module) return { module: Promise.resolve(input) }
+  if (input instanceof WebAssembly.Module) return { module: input }
   if (!(input instanceof ArrayBuffer) && !ArrayBuffer.isView(input)) {
     const url = await toUrl(input)
-    if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') {
-      const { module, bytes } = await compileStreaming(url)
-      return { module: Promise.resolve(module), bytes }
-    }
+    if (url.protocol !== 'file:' && typeof WebAssembly.compileStreaming === 'function') return compileStreaming(url)
   }
   const bytes =
     input instanceof ArrayBuffer
@@ -48,7 +36,7 @@ export async function startCompilingWasm(input: WasmModuleInput): Promise<{ modu
       : ArrayBuffer.isView(input)
         ? copyBytes(input)
         : copyBytes(await readBytes(await toUrl(input)))
-  return { module: WebAssembly.compile(bytes), bytes }
+  return { module: await WebAssembly.compile(bytes), bytes }
 }
 
 /** Where the default variant's `.wasm` lives, found by the host's own module resolution. */

@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core/backend'
-import { ChannelPool, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
+import { ChannelPool, SandboxError, type BackendSession, type ExecuteOutcome, type ExecuteRequest } from '@cordon/core/backend'
 import { QUICKJS_CAPABILITIES, WEB_WORKER_CAPABILITIES } from './capabilities.js'
 import { describeError } from './engine-failure.js'
 import { notStarted, unavailableMessage } from './not-run.js'

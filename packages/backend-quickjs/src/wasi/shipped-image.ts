@@ -11,21 +11,13 @@ export const IMAGE_FILE_NAME = 'quickjs-wasi.image'
  * none to use (then engines start from an image taken in this process, as before the build
  * shipped one). Next to the bundled module; in ../../dist when running from the sources (tests).
  */
-export async function readShippedImage(
-  wasi: WasiModule,
-  wasmBytes: Uint8Array,
-  file: Promise<Uint8Array> = readShippedImageFile(),
-): Promise<ShippedImage | string> {
+export async function readShippedImage(wasi: WasiModule, wasmBytes: Uint8Array): Promise<ShippedImage | string> {
   try {
-    return await decodeImageFile(wasi, await file, wasmBytes)
+    const file = await readBytes(await locate())
+    return await decodeImageFile(wasi, file, wasmBytes)
   } catch (error) {
     return `the shipped engine image could not be read: ${describeError(error)}`
   }
-}
-
-/** The shipped image file's bytes, unchecked (readShippedImage checks them). */
-export async function readShippedImageFile(): Promise<Uint8Array> {
-  return readBytes(await locate())
 }
 
 async function locate(): Promise<URL> {

@@ -3,10 +3,10 @@ import { describeError } from '../engine-failure.js'
 import { NO_IMAGE, type EngineMaker } from '../engine-maker.js'
 import { evaluateGuestRuntime, takeRuntimeFactory, type FreshEngine } from '../fresh-engine.js'
 import { load, type ResolvedQuickJSOptions } from '../options.js'
-import { defaultWasiWasmUrl, startCompilingWasm } from '../wasm-source.js'
+import { compileWasmKeepingBytes, defaultWasiWasmUrl } from '../wasm-source.js'
 import type { WasiFromHost } from '../worker/worker-data.js'
 import type { ShippedImage } from './image-file.js'
-import { readShippedImage, readShippedImageFile } from './shipped-image.js'
+import { readShippedImage } from './shipped-image.js'
 import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
 import { clockWithRandomShift, restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
 import { recycleCheck, recycleWasiVm, type RecycleCheck } from './wasi-recycle.js'
@@ -69,49 +69,16 @@ interface Loaded extends WasiBuild {
 
 /** quickjs-wasi, its WASM compiled (the bytes kept, to check a shipped image against), or BACKEND_UNAVAILABLE. */
 export async function loadWasiBuild(settings: ResolvedQuickJSOptions): Promise<WasiBuild & { bytes?: Uint8Array }> {
-  return (await loadWasiBuildWithImage({ ...settings, engineImage: false })).build
-}
-
-/**
- * loadWasiBuild and the shipped image checked against it (shippedImageFor), on a first run's
- * critical path: quickjs-wasi's import, the `.wasm`'s and the image's reads go together, and the
- * image is checked and unpacked while the module compiles.
- */
-async function loadWasiBuildWithImage(
-  settings: ResolvedQuickJSOptions,
-): Promise<{ build: WasiBuild & { bytes?: Uint8Array }; shipped: ShippedImage | string }> {
-  const wasiComing = importWasi()
-  const file = settings.engineImage ? readShippedImageFile() : undefined
-  // Awaited below; not left unhandled meanwhile.
-  wasiComing.catch(() => undefined)
-  file?.catch(() => undefined)
-  const compileFailed = (error: unknown) =>
-    new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
+  const wasi = await importWasi()
+  try {
+    const given = settings.wasmModule
+    return { wasi, ...(await compileWasmKeepingBytes(given === undefined ? await defaultWasiWasmUrl() : await load(given))) }
+  } catch (error) {
+    throw new SandboxError('BACKEND_UNAVAILABLE', `the QuickJS WebAssembly module could not be compiled: ${describeError(error)}`, {
       cause: error,
       fix: 'Install quickjs-wasi@3.7.0 (a dependency of @cordon/backend-quickjs), or pass its quickjs.wasm as { wasmModule }.',
     })
-  let compiling: Awaited<ReturnType<typeof startCompilingWasm>>
-  try {
-    const given = settings.wasmModule
-    compiling = await startCompilingWasm(given === undefined ? await defaultWasiWasmUrl() : await load(given))
-  } catch (error) {
-    throw compileFailed(error)
   }
-  compiling.module.catch(() => undefined)
-  const wasi = await wasiComing
-  const { bytes } = compiling
-  const shipped = !settings.engineImage
-    ? 'engineImage is off'
-    : bytes === undefined
-      ? 'the WebAssembly module was given compiled, so its bytes cannot be checked'
-      : readShippedImage(wasi, bytes, file)
-  let module: WebAssembly.Module
-  try {
-    module = await compiling.module
-  } catch (error) {
-    throw compileFailed(error)
-  }
-  return { build: { wasi, module, ...(bytes === undefined ? {} : { bytes }) }, shipped: await shipped }
 }
 
 async function importWasi(): Promise<WasiModule> {
@@ -125,10 +92,24 @@ async function importWasi(): Promise<WasiModule> {
   }
 }
 
+/**
+ * The shipped image for this build when `engineImage` is on and it matches the WASM bytes and the
+ * guest runtime; else a string saying why not.
+ */
+export async function shippedImageFor(
+  settings: ResolvedQuickJSOptions,
+  build: WasiBuild & { bytes?: Uint8Array },
+): Promise<ShippedImage | string> {
+  if (!settings.engineImage) return 'engineImage is off'
+  if (build.bytes === undefined) return 'the WebAssembly module was given compiled, so its bytes cannot be checked'
+  return readShippedImage(build.wasi, build.bytes)
+}
+
 /** quickjs-wasi's module and the shipped image checked against it, as the worker mode's host hands them on. */
 export async function loadWasiBuildAndImage(settings: ResolvedQuickJSOptions): Promise<WasiFromHost> {
   try {
-    const { build, shipped } = await loadWasiBuildWithImage(settings)
+    const build = await loadWasiBuild(settings)
+    const shipped = await shippedImageFor(settings, build)
     return typeof shipped === 'string'
       ? { module: build.module, image: undefined, imageNote: shipped }
       : { module: build.module, image: shipped, imageNote: SHIPPED }
@@ -140,10 +121,8 @@ export async function loadWasiBuildAndImage(settings: ResolvedQuickJSOptions): P
 async function loadWasi(settings: ResolvedQuickJSOptions, given: WasiFromHost | Promise<WasiFromHost> | undefined): Promise<Loaded> {
   const delivered = await given
   if (delivered !== undefined && 'error' in delivered) throw new SandboxError('BACKEND_UNAVAILABLE', delivered.error)
-  const { build, shipped } =
-    delivered === undefined
-      ? await loadWasiBuildWithImage(settings)
-      : { build: { wasi: await importWasi(), module: delivered.module }, shipped: delivered.image ?? delivered.imageNote }
+  const build = delivered === undefined ? await loadWasiBuild(settings) : { wasi: await importWasi(), module: delivered.module }
+  const shipped = delivered === undefined ? await shippedImageFor(settings, build) : (delivered.image ?? delivered.imageNote)
   let why = typeof shipped === 'string' ? shipped : ''
   try {
     if (typeof shipped !== 'string') {
@@ -207,18 +186,24 @@ async function createWasiEngine(
   maxStackSizeBytes: number,
   image: WasiImage | undefined,
 ): Promise<FreshEngine> {
-  const interrupts: { handler: (() => boolean) | undefined } = { handler: undefined }
-  const limits = {
-    maxStackSize: maxStackSizeBytes,
-    memoryLimit: limitBytes > 0 ? limitBytes : undefined,
-    interruptHandler: () => interrupts.handler?.() ?? false,
-  }
+  const { interrupts, limits } = engineLimits(maxStackSizeBytes, limitBytes)
   if (image === undefined) {
     const vm = await build.wasi.QuickJS.create({ wasm: build.module, ...limits, wasi: clockWithRandomShift })
     return wasiEngine(build, vm, interrupts, undefined)
   }
   const vm = await restoreWasiVm(build, image, limits)
   return wasiEngine(build, vm, interrupts, { image, check: recycleCheck(vm), maxStackSizeBytes })
+}
+
+/** Where a VM's interrupt handler goes (set by its WasiRuntime), and its limits; `limitBytes` 0: none. */
+function engineLimits(maxStackSizeBytes: number, limitBytes: number) {
+  const interrupts: { handler: (() => boolean) | undefined } = { handler: undefined }
+  const limits = {
+    maxStackSize: maxStackSizeBytes,
+    memoryLimit: limitBytes > 0 ? limitBytes : undefined,
+    interruptHandler: () => interrupts.handler?.() ?? false,
+  }
+  return { interrupts, limits }
 }
 
 /** What recycling a VM restored from an image needs (see wasi-recycle.ts). */
@@ -253,8 +238,7 @@ function wasiEngine(
     // Once: the engine that comes of it is the instance's owner from then on.
     if (recycled) return undefined
     recycled = true
-    const next: { handler: (() => boolean) | undefined } = { handler: undefined }
-    const limits = { maxStackSize: recycling.maxStackSizeBytes, memoryLimit: limitBytes, interruptHandler: () => next.handler?.() ?? false }
+    const { interrupts: next, limits } = engineLimits(recycling.maxStackSizeBytes, limitBytes)
     return recycleWasiVm(build, vm, recycling.image, recycling.check, limits) ? wasiEngine(build, vm, next, recycling) : undefined
   }
   return engine

@@ -23,12 +23,12 @@ export function recycleWasiVm(
   build: WasiBuild,
   vm: QuickJS,
   image: WasiImage,
-  table: RecycleCheck,
-  limits: { maxStackSize: number; memoryLimit: number; interruptHandler: () => boolean },
+  check: RecycleCheck,
+  limits: { maxStackSize: number; memoryLimit?: number; interruptHandler: () => boolean },
 ): boolean {
   const exports = privateParts(vm).exports
   const memory = new Uint8Array(exports.memory.buffer)
-  if (memory.byteLength !== table.memoryBytes || !tableUnchanged(exports.__indirect_function_table, table.entries)) return false
+  if (memory.byteLength !== check.memoryBytes || !tableUnchanged(exports.__indirect_function_table, check.entries)) return false
   const { snapshot } = image
   memory.set(snapshot.memory)
   memory.fill(0, snapshot.memory.byteLength)

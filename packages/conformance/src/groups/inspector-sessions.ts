@@ -90,9 +90,7 @@ export const inspectorSessionChecks: readonly ConformanceCheck[] = [
           if (!program.source.includes('const sum: number')) throw new Error("the source map does not carry the run's TypeScript")
           await client.setBreakpointAtLine(program, SUM_LINE)
           // waitForDebugger pauses at the first statement first.
-          const first = client.nextPause()
-          await client.send('Runtime.runIfWaitingForDebugger')
-          await first
+          await client.goAndPause()
           const atBreakpoint = client.nextPause()
           await client.send('Debugger.resume')
           const frame = (await atBreakpoint).callFrames[0]!
@@ -131,9 +129,7 @@ export const inspectorSessionChecks: readonly ConformanceCheck[] = [
         })
         await withClient(endpoint, async (client) => {
           await client.enableAndFindProgram()
-          const paused = client.nextPause()
-          await client.send('Runtime.runIfWaitingForDebugger')
-          await paused
+          await client.goAndPause()
           expectDeadline(await run, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
           await within(client.closed, 5_000, 'the debugger socket stayed open after the run ended')
         })

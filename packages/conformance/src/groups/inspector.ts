@@ -57,10 +57,8 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
         const program = await client.enableAndFindProgram()
         if (!program.source.includes('interface Point')) throw new Error('the source map does not carry the TypeScript the user wrote')
         await client.setBreakpointAtLine(program, RETURN_LINE)
-        const firstPause = client.nextPause()
-        await client.send('Runtime.runIfWaitingForDebugger')
         // waitForDebugger: the first pause is the program's first statement, not cordon's runtime.
-        const start = await firstPause
+        const start = await client.goAndPause()
         const startLine = program.userLine(start.callFrames[0]!.location)
         if (startLine !== FIRST_STATEMENT_LINE) {
           throw new Error(
@@ -96,9 +94,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       const { endpoint, run } = await startDebugged(sandbox, 'let n = 1\nn += 1\nn', { inspector: { waitForDebugger: true }, timeoutMs })
       await withClient(endpoint, async (client) => {
         await client.enableAndFindProgram()
-        const paused = client.nextPause()
-        await client.send('Runtime.runIfWaitingForDebugger')
-        await paused
+        await client.goAndPause()
         const timed = await run
         expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
         await within(client.closed, 5_000, 'the debugger socket stayed open after the run ended')
@@ -138,9 +134,7 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       })
       await withClient(endpoint, async (client) => {
         await client.enableAndFindProgram()
-        const paused = client.nextPause()
-        await client.send('Runtime.runIfWaitingForDebugger')
-        await paused
+        await client.goAndPause()
         await new Promise((resolve) => setTimeout(resolve, 1_000))
         await client.send('Debugger.resume')
         const value = expectOk((await run).result)

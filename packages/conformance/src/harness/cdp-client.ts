@@ -42,6 +42,8 @@ export interface DebuggerClient {
   enableAndFindProgram(): Promise<DebuggedProgram>
   setBreakpointAtLine(program: DebuggedProgram, line: number): Promise<void>
   nextPause(): Promise<PausedEvent>
+  /** Lets a run that waits for its debugger go (Runtime.runIfWaitingForDebugger); resolves with its first pause. */
+  goAndPause(): Promise<PausedEvent>
   localValue(frame: CdpCallFrame, name: string): Promise<unknown>
   evaluateOnFrame(frame: CdpCallFrame, expression: string): Promise<unknown>
   /** Resolves when the socket closes (the run ended, or close()). */
@@ -85,6 +87,12 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
       wake(params)
     } else pauses.push(params)
   })
+
+  const nextPause = (): Promise<PausedEvent> => {
+    const queued = pauses.shift()
+    if (queued !== undefined) return Promise.resolve(queued)
+    return within(new Promise<PausedEvent>((resolve) => (pauseWaiter = resolve)), 20_000, 'the debugger was never paused')
+  }
 
   const findProgram = (): DebuggedProgram | undefined => {
     for (const script of scripts) {
@@ -135,10 +143,11 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
         location: { scriptId: program.scriptId, lineNumber: generated.line - 1, columnNumber: generated.column ?? 0 },
       })
     },
-    nextPause() {
-      const queued = pauses.shift()
-      if (queued !== undefined) return Promise.resolve(queued)
-      return within(new Promise<PausedEvent>((resolve) => (pauseWaiter = resolve)), 20_000, 'the debugger was never paused')
+    nextPause,
+    async goAndPause() {
+      const paused = nextPause()
+      await raw.send('Runtime.runIfWaitingForDebugger')
+      return paused
     },
     async localValue(frame, name) {
       const local = frame.scopeChain.find((scope) => scope.type === 'local')?.object.objectId
