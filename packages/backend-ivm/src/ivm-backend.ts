@@ -1,5 +1,12 @@
-import { SandboxError, type RunError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome, ExecuteRequest, SandboxBackend, SessionRequest } from '@cordon/core/backend'
+import type { RunError } from '@cordon/core'
+import {
+  SandboxError,
+  type BackendSession,
+  type ExecuteOutcome,
+  type ExecuteRequest,
+  type SandboxBackend,
+  type SessionRequest,
+} from '@cordon/core/backend'
 import { ivmCapabilities } from './capabilities.js'
 import { createEngineLoader } from './engine-loader.js'
 import { engineFailure } from './engine-failure.js'

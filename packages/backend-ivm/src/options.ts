@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core'
-import { describeOptionValue } from '@cordon/core/backend'
+import { SandboxError, describeOptionValue } from '@cordon/core/backend'
 import type { IsolatedVmSource } from './engine-loader.js'
 
 export interface IvmBackendOptions {

@@ -1,5 +1,4 @@
-import { SandboxError } from '@cordon/core'
-import type { BackendSession, ExecuteOutcome } from '@cordon/core/backend'
+import { SandboxError, type BackendSession, type ExecuteOutcome } from '@cordon/core/backend'
 import { runInVm, type RegisterStopper, type RunStopper } from './run.js'
 import type { GuestVm } from './guest-vm.js'
 
