@@ -1,4 +1,5 @@
 import os from 'node:os'
+import path from 'node:path'
 import { SandboxError } from '@cordon/core'
 
 export type NetworkIsolationMode = 'required' | 'preferred' | 'off'
@@ -46,9 +47,21 @@ export interface SubprocessBackendOptions {
   childMemoryMb?: number
   /** An engine child takes no new runs after this many, and is replaced. Default 1000. */
   runsPerChildLifetime?: number
+  /**
+   * Where the decision of how children are launched here is cached, so that a fresh process skips
+   * the probe's process starts: an absolute directory, or `false` for no cache. Default
+   * `$XDG_CACHE_HOME/cordon/launch-plans`, else `~/.cache/cordon/launch-plans`.
+   */
+  launchPlanCache?: string | false
 }
 
-export type ResolvedOptions = Readonly<Required<Omit<SubprocessBackendOptions, 'nodePath'>> & { nodePath: string | undefined }>
+export type ResolvedOptions = Readonly<
+  Required<Omit<SubprocessBackendOptions, 'nodePath' | 'launchPlanCache'>> & {
+    nodePath: string | undefined
+    /** undefined: the default directory, found on first use. */
+    launchPlanCache: string | false | undefined
+  }
+>
 
 const MODES: readonly NetworkIsolationMode[] = ['required', 'preferred', 'off']
 const ENGINES: readonly SubprocessEngine[] = ['auto', 'isolated-vm', 'quickjs', 'node-vm']
@@ -57,6 +70,7 @@ export function resolveOptions(options: SubprocessBackendOptions = {}): Resolved
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object')
   const { nodePath, poolSize = 2, poolIdleMs = 30_000, networkIsolation = 'preferred', memoryCheckMs = 10, engine = 'auto' } = options
   const { maxChildren = defaultMaxChildren(), runsPerChild = 4, childMemoryMb = 1024, runsPerChildLifetime = 1000 } = options
+  const { launchPlanCache } = options
   if (nodePath !== undefined && (typeof nodePath !== 'string' || nodePath === '')) throw invalid('nodePath must be a non-empty string')
   checkInteger('poolSize', poolSize, 0, 64)
   checkInteger('poolIdleMs', poolIdleMs, 0, 24 * 60 * 60 * 1000)
@@ -67,6 +81,15 @@ export function resolveOptions(options: SubprocessBackendOptions = {}): Resolved
   checkInteger('runsPerChild', runsPerChild, 1, 64)
   checkInteger('childMemoryMb', childMemoryMb, 16, 64 * 1024)
   checkInteger('runsPerChildLifetime', runsPerChildLifetime, 1, 1_000_000)
+  if (
+    launchPlanCache !== undefined &&
+    launchPlanCache !== false &&
+    (typeof launchPlanCache !== 'string' || !path.isAbsolute(launchPlanCache))
+  ) {
+    throw invalid(
+      `launchPlanCache must be an absolute directory path or false, got ${JSON.stringify(launchPlanCache) ?? String(launchPlanCache)}`,
+    )
+  }
   return Object.freeze({
     nodePath,
     poolSize,
@@ -78,6 +101,7 @@ export function resolveOptions(options: SubprocessBackendOptions = {}): Resolved
     runsPerChild,
     childMemoryMb,
     runsPerChildLifetime,
+    launchPlanCache,
   })
 }
 

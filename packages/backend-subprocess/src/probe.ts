@@ -29,6 +29,12 @@ export interface Diagnostics {
   lastStartError?: string
   /** What runs the guest in the children (see the `engine` option); with `'auto'`, what it chose. */
   engine?: 'isolated-vm' | 'quickjs' | 'node-vm'
+  /**
+   * Where this decision comes from (when available): `'probed'` by this process, or read from the
+   * launch-plan cache (`'cache'`, see the `launchPlanCache` option); `file` is the cache entry read
+   * or written, `probedAt` when the cached decision was probed.
+   */
+  launchPlan?: { source: 'probed' | 'cache'; file?: string; probedAt?: string }
 }
 
 export type LaunchResult =

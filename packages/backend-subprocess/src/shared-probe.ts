@@ -1,24 +1,90 @@
+import { dropCachedPlan, openPlanCache, planCacheDir, readCachedPlan, writeCachedPlan } from './launch-plan-cache.js'
 import type { InitMessage } from './messages.js'
 import type { ResolvedOptions } from './options.js'
 import { probeLaunch, type LaunchResult } from './probe.js'
 
-/** Probes are shared by backends with the same settings: they launch real processes. */
-const probes = new Map<string, Promise<LaunchResult>>()
+/**
+ * How children are launched here, decided once per settings and shared by the backends of this
+ * process: read from the launch-plan cache, else probed (see probe.ts) and cached. A plan from
+ * the cache is trusted once a child has started with it; if its first children do not start,
+ * `failed` drops the entry and probes again, so a stale entry costs time, never a run.
+ */
+export interface Launcher {
+  plan: () => Promise<LaunchResult>
+  /** A child launched with `result`'s plan started. */
+  started: (result: LaunchResult) => void
+  /** Whether `result`'s plan came from the cache and no child has started with it yet. */
+  unproven: (result: LaunchResult) => boolean
+  /**
+   * Children launched with `result`'s plan did not start (`reason`). For an unproven plan: the
+   * probe that replaces it (one for all callers), to retry with once; else undefined (the
+   * failure is real).
+   */
+  failed: (result: LaunchResult, reason: string) => Promise<LaunchResult> | undefined
+}
 
-/** How children are launched here, probed once per settings (see probe.ts). */
-export function sharedProbe(settings: ResolvedOptions, init: InitMessage, exposeProcess: boolean): Promise<LaunchResult> {
-  const key = JSON.stringify([settings.nodePath, settings.networkIsolation, exposeProcess])
-  const known = probes.get(key)
-  if (known !== undefined) return known
-  const started = probeLaunch(settings, init).catch((error: unknown): LaunchResult => {
+const decisions = new Map<string, Promise<LaunchResult>>()
+const proven = new WeakSet<LaunchResult>()
+const replacements = new WeakMap<LaunchResult, Promise<LaunchResult>>()
+
+export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exposeProcess: boolean): Launcher {
+  // On first use, not at construction: the default cache directory comes from the environment.
+  let key: string | undefined
+  const keyOf = () =>
+    (key ??= JSON.stringify([settings.nodePath, settings.networkIsolation, exposeProcess, planCacheDir(settings.launchPlanCache) ?? null]))
+  const unproven = (result: LaunchResult) => result.ok && result.diagnostics.launchPlan?.source === 'cache' && !proven.has(result)
+  return {
+    plan: () => decisions.get(keyOf()) ?? share(keyOf(), decide(settings, init, exposeProcess)),
+    started: (result) => void proven.add(result),
+    unproven,
+    failed: (result, reason) => {
+      if (!unproven(result)) return undefined
+      let again = replacements.get(result)
+      if (again === undefined) {
+        const stale = { file: result.ok ? result.diagnostics.launchPlan?.file : undefined, reason }
+        again = share(keyOf(), decide(settings, init, exposeProcess, stale))
+        replacements.set(result, again)
+      }
+      return again
+    },
+  }
+}
+
+/** Starts sharing a decision. Success is shared with later backends; a failure stays with the backends that asked, so a new backend probes again. */
+function share(key: string, decided: Promise<LaunchResult>): Promise<LaunchResult> {
+  const shared = decided.catch((error: unknown): LaunchResult => {
     const reason = `probing the child launch failed: ${(error as Error)?.message ?? String(error)}`
     return { ok: false, reason, diagnostics: { available: false, reason, layers: [], network: 'unknown', notes: [] } }
   })
-  // Success is shared with later backends; a failure stays with this backend only, so a new
-  // backend probes again (the cause may have been passing, or fixed).
-  void started.then((result) => {
-    if (!result.ok && probes.get(key) === started) probes.delete(key)
+  void shared.then((result) => {
+    if (!result.ok && decisions.get(key) === shared) decisions.delete(key)
   })
-  probes.set(key, started)
-  return started
+  decisions.set(key, shared)
+  return shared
+}
+
+/** The cached decision, else a probe (then cached). With `stale`: that entry's plan did not start a child, so it is dropped and probed. */
+async function decide(
+  settings: ResolvedOptions,
+  init: InitMessage,
+  exposeProcess: boolean,
+  stale?: { file: string | undefined; reason: string },
+): Promise<LaunchResult> {
+  const notes: string[] = []
+  const slot = openPlanCache(settings, exposeProcess, notes)
+  if (stale !== undefined) {
+    if (slot !== undefined) dropCachedPlan(slot)
+    notes.push(`the cached launch plan ${stale.file ?? ''} did not start a child (${stale.reason.slice(0, 300)}): probed again`)
+  } else if (slot !== undefined) {
+    const cached = readCachedPlan(slot, notes)
+    if (cached !== undefined) return cached
+  }
+  const result = await probeLaunch(settings, init)
+  if (result.ok) {
+    const written = slot !== undefined && writeCachedPlan(slot, result, notes)
+    result.diagnostics.launchPlan = written ? { source: 'probed', file: slot.file } : { source: 'probed' }
+  }
+  // Reading and writing may find the same problem (a directory others may write to): say it once.
+  for (const note of notes) if (!result.diagnostics.notes.includes(note)) result.diagnostics.notes.push(note)
+  return result
 }

@@ -18,7 +18,7 @@ import { resolveOptions, type ResolvedOptions, type SubprocessBackendOptions } f
 import { createAutoBackend, createEngineBackend } from './engine-host/chosen-backend.js'
 import { WarmPool } from './pool.js'
 import type { Diagnostics, LaunchResult } from './probe.js'
-import { sharedProbe } from './shared-probe.js'
+import { sharedLauncher, type Launcher } from './shared-probe.js'
 import { runOnChild } from './run.js'
 import { ChildSession } from './session.js'
 
@@ -41,27 +41,64 @@ export function createBackend(options: SubprocessBackendOptions | undefined, int
   const settings = resolveOptions(options)
   const init: InitMessage = { runtime: GUEST_RUNTIME_SOURCE, primordials: PRIMORDIALS_SOURCE, exposeProcess: internals.exposeProcess }
   // Engine children are launched the way the probe found for per-run children.
-  const probe = () => sharedProbe(settings, init, internals.exposeProcess)
-  if (settings.engine === 'node-vm') return createNodeVmBackend(settings, init, internals)
-  if (settings.engine === 'auto') return createAutoBackend(settings, probe, () => createNodeVmBackend(settings, init, internals))
-  return createEngineBackend(settings.engine, settings, probe)
+  const launcher = sharedLauncher(settings, init, internals.exposeProcess)
+  if (settings.engine === 'node-vm') return createNodeVmBackend(settings, init, launcher)
+  if (settings.engine === 'auto') return createAutoBackend(settings, launcher, () => createNodeVmBackend(settings, init, launcher))
+  return createEngineBackend(settings.engine, settings, launcher)
+}
+
+/** A warm pool and the launch decision its children are started with. */
+interface PlanPool {
+  result: LaunchResult & { ok: true }
+  pool: WarmPool
 }
 
 /** One fresh child per run (or per session), running the guest in a `node:vm` context. */
-function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, internals: TestInternals): SubprocessBackend {
+function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, launcher: Launcher): SubprocessBackend {
   const capabilities = subprocessCapabilities(settings.networkIsolation)
-  let pool: WarmPool | undefined
+  let current: PlanPool | undefined
   let disposed = false
 
   let ownProbe: Promise<LaunchResult> | undefined
-  const launch = (): Promise<LaunchResult> => (ownProbe ??= sharedProbe(settings, init, internals.exposeProcess))
+  const launch = (): Promise<LaunchResult> => (ownProbe ??= launcher.plan())
 
-  const getPool = async (): Promise<WarmPool | string> => {
+  const startChild = (result: LaunchResult & { ok: true }, memoryMb: number) => {
+    const child = new GuestChild(result.plan, memoryMb, init)
+    child.ready.then(
+      () => launcher.started(result),
+      () => {},
+    )
+    return child
+  }
+
+  const getPool = async (): Promise<PlanPool | string> => {
     const result = await launch()
     if (!result.ok) return result.reason
     if (disposed) return 'the backend was disposed'
-    pool ??= new WarmPool((memoryMb) => new GuestChild(result.plan, memoryMb, init), settings.poolSize, settings.poolIdleMs)
-    return pool
+    if (current?.result !== result) {
+      // A re-probed plan replaces one from the cache whose children did not start.
+      void current?.pool.dispose()
+      current = { result, pool: new WarmPool((memoryMb) => startChild(result, memoryMb), settings.poolSize, settings.poolIdleMs) }
+    }
+    return current
+  }
+
+  /**
+   * A ready child and its pool; rejects when the child cannot start. If the first children of a
+   * plan from the cache do not start, the plan is probed again and the start retried once.
+   */
+  async function acquire(memoryMb: number): Promise<{ pool: WarmPool; child: GuestChild } | string> {
+    const ready = await getPool()
+    if (typeof ready === 'string') return ready
+    try {
+      return { pool: ready.pool, child: await ready.pool.acquire(memoryMb) }
+    } catch (error) {
+      const again = launcher.failed(ready.result, (error as Error).message)
+      if (again === undefined) throw error
+      ownProbe = again
+      const retry = await getPool()
+      return typeof retry === 'string' ? retry : { pool: retry.pool, child: await retry.pool.acquire(memoryMb) }
+    }
   }
 
   async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
@@ -71,34 +108,34 @@ function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, inter
     const ready = await untilStopped(getPool(), request)
     if (ready instanceof Stopped) return { ok: false, error: ready.error }
     if (typeof ready === 'string') return unavailable(ready)
-    let child: GuestChild | Stopped
+    let got: Awaited<ReturnType<typeof acquire>> | Stopped
     try {
-      child = await untilStopped(ready.acquire(request.limits.memoryMb), request, (late) => late.kill())
+      got = await untilStopped(acquire(request.limits.memoryMb), request, (late) => typeof late !== 'string' && late.child.kill())
     } catch (error) {
       return { ok: false, error: { code: 'BACKEND_CRASHED', message: `could not start a child process: ${(error as Error).message}` } }
     }
-    if (child instanceof Stopped) return { ok: false, error: child.error }
+    if (got instanceof Stopped) return { ok: false, error: got.error }
+    if (typeof got === 'string') return unavailable(got)
     try {
-      return await runOnChild(child, request, settings.memoryCheckMs)
+      return await runOnChild(got.child, request, settings.memoryCheckMs)
     } finally {
-      ready.replenish(request.limits.memoryMb)
+      got.pool.replenish(request.limits.memoryMb)
     }
   }
 
   async function openSession({ memoryMb }: SessionRequest): Promise<BackendSession> {
     if (disposed) throw new SandboxError('BACKEND_UNAVAILABLE', 'the backend was disposed')
-    const ready = await getPool()
-    if (typeof ready === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', ready)
-    let child: GuestChild
+    let got: Awaited<ReturnType<typeof acquire>>
     try {
-      child = await ready.acquire(memoryMb)
+      got = await acquire(memoryMb)
     } catch (error) {
       const message = `could not start a child process for the session: ${(error as Error).message}`
       if (ranOutOfMemory(message)) throw new SandboxError('MEMORY_LIMIT', `memoryMb ${memoryMb} cannot hold a child process: ${message}`)
       throw new SandboxError('BACKEND_CRASHED', message, { cause: error })
     }
-    ready.replenish(memoryMb)
-    return new ChildSession(child, settings.memoryCheckMs)
+    if (typeof got === 'string') throw new SandboxError('BACKEND_UNAVAILABLE', got)
+    got.pool.replenish(memoryMb)
+    return new ChildSession(got.child, settings.memoryCheckMs)
   }
 
   let prepared = false
@@ -110,22 +147,30 @@ function createNodeVmBackend(settings: ResolvedOptions, init: InitMessage, inter
       // Once: the probe and a spare child for the default memoryMb start while core checks the first program.
       if (prepared || disposed) return
       prepared = true
-      void getPool().then((ready) => (typeof ready === 'string' ? undefined : ready.warm(DEFAULT_MEMORY_MB)))
+      void getPool().then((ready) => (typeof ready === 'string' ? undefined : ready.pool.warm(DEFAULT_MEMORY_MB)))
     },
     execute,
     openSession,
     async dispose() {
       disposed = true
-      await pool?.dispose()
+      await current?.pool.dispose()
     },
     async diagnose() {
       const { diagnostics } = await launch()
-      const lastStartError = pool?.lastStartError
+      const lastStartError = current?.pool.lastStartError
       return lastStartError === undefined ? { ...diagnostics, engine: 'node-vm' } : { ...diagnostics, engine: 'node-vm', lastStartError }
     },
     async warm(memoryMb = DEFAULT_MEMORY_MB) {
       const ready = await getPool()
-      if (typeof ready !== 'string') await ready.warm(memoryMb)
+      if (typeof ready === 'string') return
+      await ready.pool.warm(memoryMb)
+      // Spares of a plan from the cache that did not start: probe again, and warm with the new plan.
+      const failure = ready.pool.lastStartError
+      const again = launcher.unproven(ready.result) && failure !== undefined ? launcher.failed(ready.result, failure) : undefined
+      if (again === undefined) return
+      ownProbe = again
+      const retry = await getPool()
+      if (typeof retry !== 'string') await retry.pool.warm(memoryMb)
     },
   }
 }

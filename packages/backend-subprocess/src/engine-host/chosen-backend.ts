@@ -6,8 +6,9 @@
 import { watchStop, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core/backend'
 import type { EngineName } from '../engine-child/engine-init.js'
 import type { ResolvedOptions } from '../options.js'
-import type { Diagnostics, LaunchResult } from '../probe.js'
-import { createEngineHost, type EngineHost } from './engine-backend.js'
+import type { Diagnostics } from '../probe.js'
+import type { Launcher } from '../shared-probe.js'
+import { createEngineHost, type ChildStartWatch, type EngineHost } from './engine-backend.js'
 
 export interface EngineChoiceBackend extends SandboxBackend {
   diagnose(): Promise<Diagnostics>
@@ -16,15 +17,70 @@ export interface EngineChoiceBackend extends SandboxBackend {
 
 /** Engines that could not load in a child here, by launch settings: later backends skip them. */
 const failedEngines = new Map<string, string>()
+/** How a run or session ends when its child could not start (or died). */
+const CHILD_FAILURES = new Set(['BACKEND_CRASHED', 'BACKEND_UNAVAILABLE'])
+/** A check's answer when the engine, not the launch plan, is what fails here. */
+const ENGINE_CANNOT_LOAD = /could not be loaded|not installed|cannot find/
 
-/** One engine, as the user chose it. */
-export function createEngineBackend(
+/**
+ * An engine host whose first child ran `1 + 1` (else why not). When the launch plan came from the
+ * cache and that first child failed, the plan is probed again and a new host checked once more:
+ * a stale cache entry costs time, never a run.
+ */
+async function checkedHost(
   engine: EngineName,
   settings: ResolvedOptions,
-  launch: () => Promise<LaunchResult>,
-): EngineChoiceBackend {
-  const host = createEngineHost(engine, settings, launch)
+  launcher: Launcher,
+  host = createEngineHost(engine, settings, launcher.plan),
+): Promise<{ host: EngineHost; problem: string | undefined }> {
+  const result = await launcher.plan()
+  const problem = await host.check()
+  if (problem === undefined) {
+    launcher.started(result)
+    return { host, problem }
+  }
+  const again = ENGINE_CANNOT_LOAD.test(problem) ? undefined : launcher.failed(result, problem)
+  if (again === undefined) return { host, problem }
+  await again
+  await host.dispose()
+  const fresh = createEngineHost(engine, settings, launcher.plan)
+  return { host: fresh, problem: await fresh.check() }
+}
+
+/**
+ * One engine, as the user chose it. A launch plan from the cache proves itself by its first
+ * child's hello, without a run of its own; if a child of it is gone before that, the plan is
+ * probed again, the host rebuilt on the new one, and a run that failed meanwhile tried once more:
+ * a stale cache entry costs time, never a run.
+ */
+export function createEngineBackend(engine: EngineName, settings: ResolvedOptions, launcher: Launcher): EngineChoiceBackend {
+  let replanned: Promise<unknown> | undefined
+  const watch: ChildStartWatch = {
+    started: (result) => launcher.started(result),
+    failed: (result, reason) => {
+      replanned ??= launcher.failed(result, reason)
+    },
+  }
+  let host = createEngineHost(engine, settings, launcher.plan, watch)
+  /** Whether `host` was rebuilt on a new plan (it is once at most). */
+  let rebuilt = false
   let prepared = false
+  let disposed = false
+  /** The host to use now: rebuilt once when a cached plan did not start a child. */
+  const current = async (): Promise<EngineHost> => {
+    const replacing = replanned
+    if (replacing === undefined || rebuilt) return host
+    await replacing
+    if (!rebuilt) {
+      rebuilt = true
+      const stale = host
+      host = createEngineHost(engine, settings, launcher.plan)
+      if (disposed) await host.dispose()
+      void stale.dispose()
+    }
+    return host
+  }
+
   return {
     specificationVersion: 'v1',
     name: 'subprocess',
@@ -35,17 +91,37 @@ export function createEngineBackend(
       prepared = true
       host.prepare()
     },
-    execute: (request) => host.execute(request),
-    openSession: (request) => host.openSession(request),
-    dispose: () => host.dispose(),
+    async execute(request) {
+      const first = await current()
+      const outcome = await first.execute(request)
+      // A run that failed on a host whose cached plan could not start its child runs once more.
+      if (outcome.ok || !CHILD_FAILURES.has(outcome.error.code)) return outcome
+      const again = await current()
+      return again === first ? outcome : again.execute(request)
+    },
+    async openSession(request) {
+      const first = await current()
+      try {
+        return await first.openSession(request)
+      } catch (error) {
+        const again = await current()
+        if (again === first || !CHILD_FAILURES.has((error as { code?: string }).code ?? '')) throw error
+        return again.openSession(request)
+      }
+    },
+    dispose: () => {
+      disposed = true
+      return host.dispose()
+    },
     async diagnose() {
-      const diagnostics = await host.diagnose()
+      const chosen = await current()
+      const diagnostics = await chosen.diagnose()
       if (!diagnostics.available) return diagnostics
-      const problem = await host.check()
+      const problem = await chosen.check()
       return problem === undefined ? diagnostics : { ...diagnostics, available: false, reason: problem }
     },
     async warm() {
-      await host.check()
+      await (await current()).check()
     },
   }
 }
@@ -56,7 +132,7 @@ export function createEngineBackend(
  */
 export function createAutoBackend(
   settings: ResolvedOptions,
-  launch: () => Promise<LaunchResult>,
+  launcher: Launcher,
   nodeVm: () => SandboxBackend & { diagnose(): Promise<Diagnostics>; warm(memoryMb?: number): Promise<void> },
 ): EngineChoiceBackend {
   const fallback = nodeVm()
@@ -74,12 +150,11 @@ export function createAutoBackend(
           passedOver.push(`${engine}: ${known}`)
           continue
         }
-        const host = createEngineHost(engine, settings, launch)
-        const problem = await host.check()
+        const { host, problem } = await checkedHost(engine, settings, launcher)
         if (problem === undefined && !disposed) return host
         passedOver.push(`${engine}: ${problem ?? 'the backend was disposed'}`)
         // An engine that cannot load here will not load for the next backend either.
-        if (problem !== undefined && /could not be loaded|not installed|cannot find/.test(problem)) failedEngines.set(key, problem)
+        if (problem !== undefined && ENGINE_CANNOT_LOAD.test(problem)) failedEngines.set(key, problem)
         await host.dispose()
       }
       return undefined

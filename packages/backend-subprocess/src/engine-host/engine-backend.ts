@@ -58,7 +58,21 @@ export interface EngineHost {
   dispose(): Promise<void>
 }
 
-export function createEngineHost(engine: EngineName, settings: ResolvedOptions, launch: () => Promise<LaunchResult>): EngineHost {
+/**
+ * Told how the first children of a launch plan fared: `started` once one said hello, `failed`
+ * when one was gone before it did (the plan may be stale, see shared-probe.ts).
+ */
+export interface ChildStartWatch {
+  started(result: LaunchResult): void
+  failed(result: LaunchResult, reason: string): void
+}
+
+export function createEngineHost(
+  engine: EngineName,
+  settings: ResolvedOptions,
+  launch: () => Promise<LaunchResult>,
+  watch?: ChildStartWatch,
+): EngineHost {
   const capabilities = engineCapabilities(engine, settings.networkIsolation)
   let pool: Promise<ChannelPool | string> | undefined
   let live: ChannelPool | undefined
@@ -82,17 +96,44 @@ export function createEngineHost(engine: EngineName, settings: ResolvedOptions, 
       }
       live = new ChannelPool({
         label: `${engine} engine child`,
-        start: (events) =>
-          startEngineChild(
-            {
-              plan: result.plan,
-              launch: childLaunch,
-              init: { engine, moduleUrl: modules.moduleUrl, coreUrl: modules.coreUrl, addons: modules.addons, runs: settings.runsPerChild },
-              maxFrameBytes: MAX_FRAME_BYTES,
-              onFatal: (reason) => (unavailable ??= reason),
+        start: (poolEvents) => {
+          // The first batch a child sends starts with its hello; a child lost before that never started.
+          let greeted = false
+          const events: typeof poolEvents = {
+            receive: (batch) => {
+              if (!greeted) {
+                greeted = true
+                watch?.started(result)
+              }
+              poolEvents.receive(batch)
             },
-            events,
-          ),
+            lost: (error) => {
+              if (!greeted) watch?.failed(result, error.message)
+              poolEvents.lost(error)
+            },
+          }
+          try {
+            return startEngineChild(
+              {
+                plan: result.plan,
+                launch: childLaunch,
+                init: {
+                  engine,
+                  moduleUrl: modules.moduleUrl,
+                  coreUrl: modules.coreUrl,
+                  addons: modules.addons,
+                  runs: settings.runsPerChild,
+                },
+                maxFrameBytes: MAX_FRAME_BYTES,
+                onFatal: (reason) => (unavailable ??= reason),
+              },
+              events,
+            )
+          } catch (error) {
+            watch?.failed(result, (error as Error).message)
+            throw error
+          }
+        },
         maxSides: settings.maxChildren,
         minSides: 1,
         idleMs: settings.poolIdleMs,

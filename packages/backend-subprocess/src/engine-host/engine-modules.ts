@@ -74,43 +74,30 @@ function collect(dir: string, readable: Set<string>): void {
   const manifest = readManifest(dir)
   // Native addons' dependencies too: isolated-vm 7 finds its binary with node-gyp-build at run time.
   if (manifest === undefined) return
-  const from = createRequire(path.join(dir, 'package.json'))
   for (const dependency of Object.keys({ ...manifest.dependencies, ...manifest.optionalDependencies })) {
-    const found = resolvePackage(from, dependency)
-    if (found === undefined) continue
-    // Node's resolver reads the link it finds (pnpm's node_modules/<name> symlink) before the real folder.
     const link = linkPath(dir, dependency)
-    if (link !== undefined && link !== found) readable.add(link)
+    if (link === undefined) continue
+    let found: string
+    try {
+      // One realpath(3) call, not a JavaScript walk of every folder of a deep pnpm path.
+      found = fs.realpathSync.native(link)
+    } catch {
+      continue // A dangling link: not installed.
+    }
+    // Node's resolver reads the link it finds (pnpm's node_modules/<name> symlink) before the real folder.
+    if (link !== found) readable.add(link)
     collect(found, readable)
   }
 }
 
-/** Where Node's resolver, walking up from `dir`, finds `node_modules/<name>`. */
+/** Where Node's resolver, walking up from `dir`, finds `node_modules/<name>` (a package's folder, or pnpm's link to it). */
 function linkPath(dir: string, name: string): string | undefined {
   for (let at = dir; at !== path.dirname(at); at = path.dirname(at)) {
     const candidate = path.join(at, 'node_modules', name)
-    try {
-      fs.lstatSync(candidate)
-      return candidate
-    } catch {
-      // Not here: one folder up.
-    }
+    // Not here: one folder up (without an exception per miss).
+    if (fs.lstatSync(candidate, { throwIfNoEntry: false }) !== undefined) return candidate
   }
   return undefined
-}
-
-/** The real folder of `name` as `from` sees it; undefined when it is not installed (an optional dependency). */
-function resolvePackage(from: NodeJS.Require, name: string): string | undefined {
-  try {
-    return path.dirname(fs.realpathSync(from.resolve(`${name}/package.json`)))
-  } catch {
-    // Packages whose `exports` hide package.json: from their entry up.
-  }
-  try {
-    return packageRoot(fs.realpathSync(from.resolve(name)), name)
-  } catch {
-    return undefined
-  }
 }
 
 function packageRoot(file: string, name: string): string | undefined {

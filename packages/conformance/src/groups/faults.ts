@@ -35,6 +35,29 @@ async function withSandbox(harness: FaultHarness, body: (sandbox: Sandbox) => Pr
   }
 }
 
+/** How long a guest may take to start (its runner booting on a loaded machine). */
+const START_WAIT_MS = 10_000
+
+/**
+ * A tool the guest calls first, and a promise that resolves when it did: the run is then
+ * running in its runner (not waiting for one to boot), so a kill from then on is "mid-run".
+ */
+function startSignal(name: string): { tools: ToolSet; started: Promise<void> } {
+  let signal!: () => void
+  const called = new Promise<void>((resolve) => (signal = resolve))
+  let timer: ReturnType<typeof setTimeout> | undefined
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`the guest did not call ${name} within ${START_WAIT_MS / 1000} s`)), START_WAIT_MS)
+  })
+  const started = Promise.race([called, late]).finally(() => clearTimeout(timer))
+  return { tools: { [name]: { execute: () => signal() } }, started }
+}
+
+/** The runners that appeared since `known` was taken. */
+async function runnersSince(harness: FaultHarness, known: readonly number[]): Promise<number[]> {
+  return (await harness.runners()).filter((runner) => !known.includes(runner))
+}
+
 /** Polls until the runners include one not in `known`; resolves the new ones. */
 async function newRunners(harness: FaultHarness, known: readonly number[], what: string): Promise<number[]> {
   for (let waited = 0; waited < 5_000; waited += 25) {
@@ -51,11 +74,13 @@ export const faultChecks: readonly FaultCheck[] = [
     run: (harness) =>
       withSandbox(harness, async (sandbox) => {
         const before = await harness.runners()
-        const spinning = timedRun(sandbox, SPIN, { timeoutMs: 30_000 })
-        const started = await newRunners(harness, before, 'the spinning run')
-        await sleep(200)
+        const { tools, started } = startSignal('t.started')
+        const spinning = timedRun(sandbox, `await t.started()\n${SPIN}`, { tools, timeoutMs: 30_000 })
+        await started
+        // Every runner that appeared since: the run's, and any spare started beside it.
+        const targets = await runnersSince(harness, before)
         const killedAt = performance.now()
-        for (const runner of started) await harness.kill(runner)
+        for (const runner of targets) await harness.kill(runner)
         const { result } = await spinning
         const late = performance.now() - killedAt
         expectError(result, 'BACKEND_CRASHED')
@@ -69,10 +94,16 @@ export const faultChecks: readonly FaultCheck[] = [
     run: (harness) =>
       withSandbox(harness, async (sandbox) => {
         const before = await harness.runners()
-        const spinning = timedRun(sandbox, SPIN, { timeoutMs: 10_000 })
-        const spinners = await newRunners(harness, before, 'the spinning run')
-        const waiting = timedRun(sandbox, 'await t.later()', { tools: slowAnswer, timeoutMs: 30_000 })
-        await newRunners(harness, [...before, ...spinners], 'the waiting run')
+        const spin = startSignal('t.started')
+        const spinning = timedRun(sandbox, `await t.started()\n${SPIN}`, { tools: spin.tools, timeoutMs: 10_000 })
+        await spin.started
+        const spinners = await runnersSince(harness, before)
+        const wait = startSignal('t.waiting')
+        const waiting = timedRun(sandbox, 'await t.waiting()\nawait t.later()', {
+          tools: { ...wait.tools, ...slowAnswer },
+          timeoutMs: 30_000,
+        })
+        await wait.started
         for (const runner of spinners) await harness.kill(runner)
         expectError((await spinning).result, 'BACKEND_CRASHED')
         const waited = expectOk((await waiting).result)
