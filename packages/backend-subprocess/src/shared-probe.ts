@@ -11,6 +11,12 @@ import { probeLaunch, type LaunchResult } from './probe.js'
  */
 export interface Launcher {
   plan: () => Promise<LaunchResult>
+  /**
+   * The decision without waiting, when there is one: made already in this process, or read from
+   * the cache now. A backend that has it starts its first child at once, before core checks and
+   * normalizes the first program; otherwise (a probe is needed or under way) `plan` waits for it.
+   */
+  known: () => LaunchResult | undefined
   /** A child launched with `result`'s plan started. */
   started: (result: LaunchResult) => void
   /** Whether `result`'s plan came from the cache and no child has started with it yet. */
@@ -24,6 +30,8 @@ export interface Launcher {
 }
 
 const decisions = new Map<string, Promise<LaunchResult>>()
+/** The decisions of `decisions` that are made and worked, for `known`. */
+const settled = new Map<string, LaunchResult>()
 const proven = new WeakSet<LaunchResult>()
 const replacements = new WeakMap<LaunchResult, Promise<LaunchResult>>()
 
@@ -35,6 +43,18 @@ export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exp
   const unproven = (result: LaunchResult) => result.ok && result.diagnostics.launchPlan?.source === 'cache' && !proven.has(result)
   return {
     plan: () => decisions.get(keyOf()) ?? share(keyOf(), decide(settings, init, exposeProcess)),
+    known: () => {
+      const made = settled.get(keyOf())
+      if (made !== undefined || decisions.has(keyOf())) return made
+      const notes: string[] = []
+      const slot = openPlanCache(settings, exposeProcess, notes)
+      const cached = slot === undefined ? undefined : readCachedPlan(slot, notes)
+      // A miss says nothing here: `plan` reads again, probes, and records the notes.
+      if (cached === undefined) return undefined
+      void share(keyOf(), Promise.resolve(cached))
+      settled.set(keyOf(), cached)
+      return cached
+    },
     started: (result) => void proven.add(result),
     unproven,
     failed: (result, reason) => {
@@ -57,8 +77,12 @@ function share(key: string, decided: Promise<LaunchResult>): Promise<LaunchResul
     return { ok: false, reason, diagnostics: { available: false, reason, layers: [], network: 'unknown', notes: [] } }
   })
   void shared.then((result) => {
-    if (!result.ok && decisions.get(key) === shared) decisions.delete(key)
+    if (decisions.get(key) !== shared) return
+    if (result.ok) settled.set(key, result)
+    else decisions.delete(key)
   })
+  // A decision that replaces another (a stale cache entry probed over) is not known until made.
+  settled.delete(key)
   decisions.set(key, shared)
   return shared
 }

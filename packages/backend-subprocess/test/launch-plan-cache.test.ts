@@ -12,7 +12,7 @@ import { fileURLToPath, pathToFileURL } from 'node:url'
 import { createSandbox, isSandboxError } from '@cordon/core'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
 import { createSubprocessBackend, type SubprocessBackendOptions, type SubprocessDiagnostics } from '../src/index.js'
-import { valueOf } from './helpers.js'
+import { descendants, valueOf } from './helpers.js'
 
 const packageRoot = fileURLToPath(new URL('..', import.meta.url))
 const tmp = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-plan-cache-'))
@@ -137,6 +137,26 @@ describe('launch-plan cache', () => {
     expect(value).toBe(3)
     expect(diagnostics.launchPlan?.source).toBe('cache')
   })
+
+  it.runIf(process.platform === 'linux').each(['auto', 'isolated-vm'] as const)(
+    "with the plan in the cache, prepare() starts the first engine child before it returns (engine '%s')",
+    async (engine) => {
+      const backend = createSubprocessBackend({ engine, launchPlanCache: copyOf(probedEntry) })
+      const sandbox = createSandbox(backend)
+      try {
+        const before = descendants(process.pid).length
+        backend.prepare!()
+        // No await in between: the child exists while core would still be checking the first program.
+        expect(descendants(process.pid).length).toBeGreaterThan(before)
+        expect(valueOf(await sandbox.run('1 + 2'))).toBe(3)
+        const diagnostics = await backend.diagnose()
+        expect(diagnostics.launchPlan?.source).toBe('cache')
+        expect(diagnostics.engine).toBe('isolated-vm')
+      } finally {
+        await sandbox.dispose()
+      }
+    },
+  )
 
   it('other settings are another entry', async () => {
     const dir = copyOf(probedEntry)

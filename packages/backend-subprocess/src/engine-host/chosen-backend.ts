@@ -31,8 +31,10 @@ async function checkedHost(
   engine: EngineName,
   settings: ResolvedOptions,
   launcher: Launcher,
-  host = createEngineHost(engine, settings, launcher.plan),
+  host = createEngineHost(engine, settings, launcher),
 ): Promise<{ host: EngineHost; problem: string | undefined }> {
+  // With the plan known already, this starts the child the check runs in before anything awaits.
+  host.prepare()
   const result = await launcher.plan()
   const problem = await host.check()
   if (problem === undefined) {
@@ -43,7 +45,7 @@ async function checkedHost(
   if (again === undefined) return { host, problem }
   await again
   await host.dispose()
-  const fresh = createEngineHost(engine, settings, launcher.plan)
+  const fresh = createEngineHost(engine, settings, launcher)
   return { host: fresh, problem: await fresh.check() }
 }
 
@@ -61,7 +63,7 @@ export function createEngineBackend(engine: EngineName, settings: ResolvedOption
       replanned ??= launcher.failed(result, reason)
     },
   }
-  let host = createEngineHost(engine, settings, launcher.plan, watch)
+  let host = createEngineHost(engine, settings, launcher, watch)
   /** Whether `host` was rebuilt on a new plan (it is once at most). */
   let rebuilt = false
   let prepared = false
@@ -74,7 +76,7 @@ export function createEngineBackend(engine: EngineName, settings: ResolvedOption
     if (!rebuilt) {
       rebuilt = true
       const stale = host
-      host = createEngineHost(engine, settings, launcher.plan)
+      host = createEngineHost(engine, settings, launcher)
       if (disposed) await host.dispose()
       void stale.dispose()
     }

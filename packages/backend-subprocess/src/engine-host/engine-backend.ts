@@ -21,6 +21,7 @@ import { findChildEntry } from '../executables.js'
 import type { EngineChildLaunch } from '../launch-plan.js'
 import type { ResolvedOptions } from '../options.js'
 import type { Diagnostics, LaunchResult } from '../probe.js'
+import type { Launcher } from '../shared-probe.js'
 import { engineCapabilities } from './engine-capabilities.js'
 import { startEngineChild } from './engine-child-link.js'
 import { findEngineModules } from './engine-modules.js'
@@ -70,7 +71,7 @@ export interface ChildStartWatch {
 export function createEngineHost(
   engine: EngineName,
   settings: ResolvedOptions,
-  launch: () => Promise<LaunchResult>,
+  launcher: Pick<Launcher, 'plan' | 'known'>,
   watch?: ChildStartWatch,
 ): EngineHost {
   const capabilities = engineCapabilities(engine, settings.networkIsolation)
@@ -80,75 +81,81 @@ export function createEngineHost(
   let unavailable: string | undefined
   let disposed = false
 
-  const getPool = (): Promise<ChannelPool | string> =>
-    (pool ??= launch().then((result) => {
-      if (!result.ok) return result.reason
-      if (disposed) return 'the backend was disposed'
-      const modules = findEngineModules(engine)
-      if (!modules.ok) return modules.reason
-      const entry = findChildEntry('engine-child.js')
-      if ('reason' in entry) return entry.reason
-      const childLaunch: EngineChildLaunch = {
-        entryPath: entry.path,
-        readable: modules.readable,
-        engineFlags: engine === 'isolated-vm' ? ['--allow-addons', '--no-node-snapshot'] : ['--allow-worker'],
-        dataBytes: (2 * settings.childMemoryMb + reservedMbPerRun[engine] * settings.runsPerChild + 512) * MB,
-      }
-      live = new ChannelPool({
-        label: `${engine} engine child`,
-        start: (poolEvents) => {
-          // The first batch a child sends starts with its hello; a child lost before that never started.
-          let greeted = false
-          const events: typeof poolEvents = {
-            receive: (batch) => {
-              if (!greeted) {
-                greeted = true
-                watch?.started(result)
-              }
-              poolEvents.receive(batch)
-            },
-            lost: (error) => {
-              if (!greeted) watch?.failed(result, error.message)
-              poolEvents.lost(error)
-            },
-          }
-          try {
-            return startEngineChild(
-              {
-                plan: result.plan,
-                launch: childLaunch,
-                init: {
-                  engine,
-                  moduleUrl: modules.moduleUrl,
-                  coreUrl: modules.coreUrl,
-                  addons: modules.addons,
-                  runs: settings.runsPerChild,
-                },
-                maxFrameBytes: MAX_FRAME_BYTES,
-                onFatal: (reason) => (unavailable ??= reason),
+  const build = (result: LaunchResult): ChannelPool | string => {
+    if (!result.ok) return result.reason
+    if (disposed) return 'the backend was disposed'
+    const modules = findEngineModules(engine)
+    if (!modules.ok) return modules.reason
+    const entry = findChildEntry('engine-child.js')
+    if ('reason' in entry) return entry.reason
+    const childLaunch: EngineChildLaunch = {
+      entryPath: entry.path,
+      readable: modules.readable,
+      engineFlags: engine === 'isolated-vm' ? ['--allow-addons', '--no-node-snapshot'] : ['--allow-worker'],
+      dataBytes: (2 * settings.childMemoryMb + reservedMbPerRun[engine] * settings.runsPerChild + 512) * MB,
+    }
+    live = new ChannelPool({
+      label: `${engine} engine child`,
+      start: (poolEvents) => {
+        // The first batch a child sends starts with its hello; a child lost before that never started.
+        let greeted = false
+        const events: typeof poolEvents = {
+          receive: (batch) => {
+            if (!greeted) {
+              greeted = true
+              watch?.started(result)
+            }
+            poolEvents.receive(batch)
+          },
+          lost: (error) => {
+            if (!greeted) watch?.failed(result, error.message)
+            poolEvents.lost(error)
+          },
+        }
+        try {
+          return startEngineChild(
+            {
+              plan: result.plan,
+              launch: childLaunch,
+              init: {
+                engine,
+                moduleUrl: modules.moduleUrl,
+                coreUrl: modules.coreUrl,
+                addons: modules.addons,
+                runs: settings.runsPerChild,
               },
-              events,
-            )
-          } catch (error) {
-            watch?.failed(result, (error as Error).message)
-            throw error
-          }
-        },
-        maxSides: settings.maxChildren,
-        minSides: 1,
-        idleMs: settings.poolIdleMs,
-        maxChars: MAX_REPORT_CHARS,
-        stopGraceMs: STOP_GRACE_MS,
-        killGraceMs: KILL_GRACE_MS,
-        capacity: { runs: settings.runsPerChild, memoryMb: settings.childMemoryMb },
-        // Runs of different partitions (by default: sandboxes) never share a child.
-        partitioned: true,
-        retireAfterRuns: settings.runsPerChildLifetime,
-        // An isolate that ran out of memory may have been lost with its heap: start afresh.
-        retireAfter: (outcome) => engine === 'isolated-vm' && !outcome.ok && outcome.error.code === 'MEMORY_LIMIT',
-      })
-      return live
-    }))
+              maxFrameBytes: MAX_FRAME_BYTES,
+              onFatal: (reason) => (unavailable ??= reason),
+            },
+            events,
+          )
+        } catch (error) {
+          watch?.failed(result, (error as Error).message)
+          throw error
+        }
+      },
+      maxSides: settings.maxChildren,
+      minSides: 1,
+      idleMs: settings.poolIdleMs,
+      maxChars: MAX_REPORT_CHARS,
+      stopGraceMs: STOP_GRACE_MS,
+      killGraceMs: KILL_GRACE_MS,
+      capacity: { runs: settings.runsPerChild, memoryMb: settings.childMemoryMb },
+      // Runs of different partitions (by default: sandboxes) never share a child.
+      partitioned: true,
+      retireAfterRuns: settings.runsPerChildLifetime,
+      // An isolate that ran out of memory may have been lost with its heap: start afresh.
+      retireAfter: (outcome) => engine === 'isolated-vm' && !outcome.ok && outcome.error.code === 'MEMORY_LIMIT',
+    })
+    return live
+  }
+  const getPool = (): Promise<ChannelPool | string> => {
+    if (pool !== undefined) return pool
+    const known = launcher.known()
+    if (known === undefined) return (pool = launcher.plan().then(build))
+    // The executor runs now: the pool exists (and `live` is set) when this returns.
+    return (pool = new Promise((resolve) => resolve(build(known))))
+  }
 
   async function execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
     if (disposed) return notAvailable('the backend was disposed')
@@ -180,15 +187,29 @@ export function createEngineHost(
         execute: unpartitioned,
         dispose: async () => {},
       })
-      const result = await sandbox.run('1 + 1', { timeoutMs: 15_000, memoryMb: 16 })
+      // At the default memoryMb: the engine's next isolate, prepared meanwhile, then fits the first run.
+      const result = await sandbox.run('1 + 1', { timeoutMs: 15_000 })
       if (result.ok && result.value === 2) return undefined
       return result.ok ? `the ${engine} engine child answered ${String(result.value)} to 1 + 1` : result.error.message
     },
     prepare() {
-      if (!disposed && unavailable === undefined) void getPool().then((ready) => (typeof ready === 'string' ? undefined : ready.warm()))
+      if (disposed || unavailable !== undefined) return
+      const ready = getPool()
+      // Built at once from a known plan: the first child starts now, while core checks the program.
+      if (live !== undefined) {
+        try {
+          live.warm()
+        } catch {
+          // It could not start: the run that needs it says why.
+        }
+      } else
+        void ready.then(
+          (made) => (typeof made === 'string' ? undefined : made.warm()),
+          () => undefined,
+        )
     },
     async diagnose() {
-      const { diagnostics } = await launch()
+      const { diagnostics } = await launcher.plan()
       return { ...diagnostics, engine }
     },
     dispose() {
