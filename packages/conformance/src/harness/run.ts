@@ -54,10 +54,19 @@ export async function timedRunThatStarts(
   return triedUntilStarted(() => timedRun(sandbox, code, options, budgetMs), started)
 }
 
+/**
+ * How long to let a backend get ready again before the next try: a run that ended before its
+ * guest started took the spare engine or child with it, and a try at once would find none either.
+ */
+const RETRY_PAUSE_MS = 250
+
 /** The retry of timedRunThatStarts for any kind of attempt: up to START_TRIES attempts, the last one returned. */
 export async function triedUntilStarted<T>(attempt: () => Promise<T>, started: (outcome: T) => boolean): Promise<T> {
   let outcome = await attempt()
-  for (let tries = 1; tries < START_TRIES && !started(outcome); tries++) outcome = await attempt()
+  for (let tries = 1; tries < START_TRIES && !started(outcome); tries++) {
+    await sleep(RETRY_PAUSE_MS * tries)
+    outcome = await attempt()
+  }
   return outcome
 }
 
