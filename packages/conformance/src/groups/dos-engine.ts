@@ -9,7 +9,7 @@ import { DOS_TIMEOUT_MS, boundedCase, oneOf, timeoutCase } from './dos-define.js
 
 const MEMORY_MB = 32
 /** Generous, as in the limits group: MEMORY_LIMIT must come from the cap, not the clock. */
-const MEMORY_TIMEOUT_MS = 10_000
+const MEMORY_TIMEOUT_MS = 15_000
 
 /**
  * A length no engine walks within DOS_TIMEOUT_MS (QuickJS needs 3 s or more on a 2-core
