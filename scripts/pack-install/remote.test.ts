@@ -83,7 +83,8 @@ describe('cordon-server and @cordon/backend-remote from their tarballs', () => {
     const r = await consumer.run('node', ['caller.mjs', url!, token])
     expect(r.code, r.stderr).toBe(0)
     const out = JSON.parse(r.stdout) as Record<string, unknown>
-    expect(out).toMatchObject({
+    // The server's `listening` line says why it chose its backend.
+    expect(out, stdout).toMatchObject({
       server: 'subprocess',
       result: { ok: true, value: 42, logs: [{ level: 'log', message: 'remote' }], stats: { backend: 'remote' } },
       spin: 'TIMEOUT',

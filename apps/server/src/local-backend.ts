@@ -1,11 +1,25 @@
 import { createSandbox, type SandboxBackend } from '@cordon/core'
 import { selectBackend } from '@cordon/select'
 
+/**
+ * How long select's probe of each candidate may take when the server chooses its backend. A
+ * server chooses once, for its whole life, and reports ready only after: a machine busy at boot
+ * (a deploy starting many processes) must not leave it on a weaker backend than the host allows.
+ */
+export const SERVER_PROBE_TIMEOUT_MS = 30_000
+
+export interface LocalBackend {
+  backend: SandboxBackend
+  /** Why this backend, and which stronger ones were passed over and why (select's summary). */
+  why: string
+}
+
 /** The backend the server runs programs on: the caller's instance, or the one select picks here. */
-export async function localBackend(choice: string | SandboxBackend): Promise<SandboxBackend> {
-  if (typeof choice !== 'string') return choice
-  const { backend } = await selectBackend(choice === 'auto' ? {} : { backend: choice })
-  return backend
+export async function localBackend(choice: string | SandboxBackend): Promise<LocalBackend> {
+  if (typeof choice !== 'string') return { backend: choice, why: 'the instance given to startServer' }
+  const forced = choice === 'auto' ? {} : { backend: choice }
+  const { backend, report } = await selectBackend({ ...forced, probeTimeoutMs: SERVER_PROBE_TIMEOUT_MS })
+  return { backend, why: report.summary }
 }
 
 /**

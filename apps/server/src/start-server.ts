@@ -10,7 +10,6 @@ import {
   REMOTE_INFO_PATH,
   RUN_ID_HEADER,
   type RemoteRefusal,
-  type SandboxBackend,
   type ServerInfo,
 } from '@cordon/core/backend'
 import { WebSocketServer } from 'ws'
@@ -57,7 +56,7 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
   const log = createLogger(settings.log)
   const metrics = createMetrics()
   const tokenMatches = createTokenCheck(settings.token)
-  const backend: SandboxBackend = await localBackend(settings.backend)
+  const { backend, why } = await localBackend(settings.backend)
   const info: ServerInfo = {
     channelVersion: CHANNEL_VERSION,
     backend: backend.name,
@@ -210,7 +209,7 @@ export async function startServer(options: ServerOptions): Promise<CordonServer>
     close,
   }
 
-  log('info', 'listening', { url, backend: backend.name, maxRuns: settings.maxRuns })
+  log('info', 'listening', { url, backend: backend.name, why, maxRuns: settings.maxRuns })
   try {
     await warmUp(backend)
   } catch (error) {

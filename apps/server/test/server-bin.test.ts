@@ -40,7 +40,10 @@ it('on SIGTERM it finishes the run in flight, logs it under the caller’s run i
     lines.push(...parts.filter((line) => line.trim() !== '').map((line) => JSON.parse(line) as Record<string, unknown>))
   })
   await expect.poll(() => lines.find((line) => line.msg === 'listening'), { timeout: 20_000 }).toBeDefined()
-  const url = String(lines.find((line) => line.msg === 'listening')?.url)
+  const listening = lines.find((line) => line.msg === 'listening')
+  const url = String(listening?.url)
+  // It says which backend it chose and why (here: forced by --backend).
+  expect(listening).toMatchObject({ backend: 'quickjs', why: expect.stringContaining('quickjs') })
   await expect.poll(async () => (await fetch(`${url}/readyz`)).status, { timeout: 20_000 }).toBe(200)
   const sandbox = createSandbox(await createRemoteBackend({ url, token: TOKEN }))
   const slow = { 't.slow': { execute: () => new Promise((resolve) => setTimeout(() => resolve('done'), 500)) } }

@@ -74,6 +74,9 @@ export class WarmPool {
     for (const child of waiting) child.setRef(true)
     await Promise.all(waiting.map((child) => child.ready.catch(() => {})))
     for (const child of waiting) if (bucket.spare.includes(child)) child.setRef(false)
+    // Idle from now, not from when warming began: spares slow to start on a loaded machine
+    // would otherwise be ended as idle the moment they are ready.
+    if (!this.disposed && this.buckets.get(memoryMb) === bucket) this.bucket(memoryMb)
   }
 
   async dispose(): Promise<void> {

@@ -299,6 +299,31 @@ describe('a hostile far side', () => {
     expect(started[0]?.killed).toBe(false)
   })
 
+  it('a run that finds the only far side still finishing a stopped run waits for it, and runs', async () => {
+    let runs = 0
+    const { backend, started } = scriptedBackend(
+      (order, say) => {
+        // The first run ignores its stop for 300 ms (past the stop grace): a slow far side.
+        if (order[0] === 'run' && ++runs > 1) say([value(order[1], '{"t":"n","v":"2"}')])
+        if (order[0] === 'stop') setTimeout(() => say([['done', order[1], { ok: true, value: '{"t":"n","v":"1"}' }, false]]), 300)
+      },
+      50,
+      5_000,
+    )
+    const sandbox = sandboxOver(backend)
+    expect(await sandbox.run('1', { timeoutMs: 50 })).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    // Not 'all full': it waits until the far side has room again.
+    expect(await sandbox.run('2', { timeoutMs: 10_000 })).toMatchObject({ ok: true })
+    expect(started).toHaveLength(1)
+    // A run that cannot get room before its deadline ends TIMEOUT, as a waiting run does.
+    const stuck = scriptedBackend(() => {}, 50, 5_000)
+    const stuckSandbox = sandboxOver(stuck.backend)
+    expect(await stuckSandbox.run('1', { timeoutMs: 50 })).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    expect(await stuckSandbox.run('2', { timeoutMs: 200 })).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    await stuckSandbox.dispose()
+    await sandbox.dispose()
+  })
+
   it("the far side cannot rename a stop: a stopped run reports the host's reason", async () => {
     const { backend } = scriptedBackend((order, say) => {
       if (order[0] === 'stop')

@@ -136,12 +136,15 @@ export function expectDeadline(timed: TimedResult, code: 'TIMEOUT' | 'ABORTED', 
   return error
 }
 
-/** Expects a run that settled within `boundMs` + slack (+ what contention excuses); `what` names the ending. */
-export function expectNotLate(timed: TimedResult, boundMs: number, slackMs: number, what: string): void {
+/**
+ * Expects a run that settled within `boundMs` + slack (+ what contention excuses) of `from`
+ * (when `timed.elapsedMs` was counted from); `what` names the ending.
+ */
+export function expectNotLate(timed: TimedResult, boundMs: number, slackMs: number, what: string, from = 'run()'): void {
   const allowedMs = allowedLatenessMs(slackMs, timed.contendedMs)
   if (timed.elapsedMs > boundMs + allowedMs) {
     const excused = allowedMs > slackMs ? ` (+ ${Math.round(allowedMs - slackMs)} ms the CPU was contended)` : ''
-    throw new Error(`${what} arrived ${Math.round(timed.elapsedMs)} ms after run(), over ${boundMs} ms + ${slackMs} ms slack${excused}`)
+    throw new Error(`${what} arrived ${Math.round(timed.elapsedMs)} ms after ${from}, over ${boundMs} ms + ${slackMs} ms slack${excused}`)
   }
 }
 

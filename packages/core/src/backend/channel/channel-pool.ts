@@ -39,7 +39,9 @@ export interface ChannelPoolOptions {
    * What one far side may hold at once: runs in flight, and the sum of their (and its open
    * sessions') `memoryMb`. A run that fits nowhere, with `maxSides` started, waits for room
    * until its deadline or abort. A run larger than `memoryMb` alone gets a far side to itself.
-   * Without it, runs share the least loaded far side (up to its run slots).
+   * Without it, runs share the least loaded far side (up to its run slots). Either way, a run
+   * that finds no far side with room (every one full, or waiting for a stopped run's far side
+   * to report the stop) waits for room until its deadline or abort; it is never failed for it.
    */
   capacity?: { runs: number; memoryMb: number }
   /** A far side takes no new work after this many runs, and is ended once its work is done. */
@@ -184,7 +186,7 @@ export class ChannelPool {
 
   /**
    * A far side with room for the run: an idle one (which of them: goesBefore), else a new one, else the least loaded one;
-   * undefined when all are full. Only far sides of the run's partition, or not yet given to any
+   * undefined when none has room (the run waits). Only far sides of the run's partition, or not yet given to any
    * (a started or warmed one), qualify; a request without a partition (a backend's own check)
    * takes only the latter.
    */
@@ -198,9 +200,7 @@ export class ChannelPool {
     if (best !== undefined && load(best) === 0) return best
     if (this.sides.size >= this.options.maxSides && best === undefined) this.endIdleOfOtherPartition(partition)
     if (this.sides.size < this.options.maxSides) return this.startSide(partition)
-    if (best !== undefined) return best
-    if (this.options.capacity !== undefined) return undefined
-    throw new SandboxError('BACKEND_CRASHED', this.options.label + 's are all full')
+    return best
   }
 
   /** Partitions count only in a partitioned pool. */
@@ -321,6 +321,8 @@ export class ChannelPool {
 
   /** Holds a busy far side, lets an idle one go, and ends extra idle ones after a while. */
   private loadChanged(side: FarSide): void {
+    // A far side that reported a stopped run's end has room again for a run that waits.
+    if (this.waiters.size > 0 && !this.closed) queueMicrotask(() => this.wake())
     const busy = side.client.busy
     if (busy !== side.held) {
       side.held = busy
