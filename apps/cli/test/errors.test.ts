@@ -241,9 +241,11 @@ describe('interrupts', () => {
       expect(sentAt).toBeGreaterThan(0)
       expect(r.code).toBe(130)
       expect(r.stdout).toBe('before\n')
+      // The run's own result: not the 60 s timer (exit 0, no ABORTED), nor the 3 s grace period,
+      // whose exit prints nothing. Told by what is printed, not by time: on a loaded machine the
+      // CLI's shutdown alone has taken over 3 s.
       expect(r.stderr).toContain('ABORTED: ')
-      // Not the 60 s timer, nor the 3 s grace period: the abort ends the run at once.
-      expect(endedAt - sentAt).toBeLessThan(2_500)
+      expect(endedAt - sentAt).toBeLessThan(30_000)
     })
   }
 

@@ -20,6 +20,18 @@ export type { PlanCacheSlot } from './launch-plan-decision.js'
 /** Bumped whenever what an entry holds, or what it is keyed on, changes. */
 const CACHE_FORMAT = 1
 const MAX_ENTRY_BYTES = 64 * 1024
+/**
+ * Every upgrade or rebuild (the package version, the child entry's mtime, the Node binary are in
+ * the key) leaves the old entry behind: writing a new one removes the others that are older than
+ * this, and all but the newest MAX_OTHER_ENTRIES. An entry still in use but pruned costs one
+ * probe, after which it is written again.
+ */
+const PRUNE_AFTER_MS = 30 * 24 * 60 * 60 * 1000
+const MAX_OTHER_ENTRIES = 16
+/** A temporary file a crashed writer left: older than this, it is nobody's any more. */
+const STALE_TEMP_MS = 60 * 60 * 1000
+const ENTRY_NAME = /^[0-9a-f]{64}\.json$/
+const TEMP_NAME = /^\.[0-9a-f]{64}\.\d+\.[0-9a-f]+\.tmp$/
 /** Kernel settings and process limits that decide whether namespaces and setpriv work here. */
 const KERNEL_KNOBS = [
   '/proc/sys/kernel/unprivileged_userns_clone',
@@ -132,11 +144,38 @@ export function writeCachedPlan(slot: PlanCacheSlot, result: LaunchResult & { ok
     // 'wx': a fresh file of ours (O_EXCL never follows a link planted at that name).
     fs.writeFileSync(temp, `${JSON.stringify(decisionOf(result, slot.key), null, 2)}\n`, { mode: 0o600, flag: 'wx' })
     fs.renameSync(temp, slot.file)
+    pruneOthers(slot)
     return true
   } catch (error) {
     notes.push(`launch-plan cache not written: ${messageOf(error)}`)
     if (temp !== undefined) fs.rmSync(temp, { force: true })
     return false
+  }
+}
+
+/**
+ * Removes other entries once they are old or too many (see PRUNE_AFTER_MS), and temporary files
+ * crashed writers left: only regular files of ours, by name, never following a link.
+ */
+function pruneOthers(slot: PlanCacheSlot): void {
+  try {
+    const now = Date.now()
+    const others: { file: string; mtimeMs: number }[] = []
+    for (const name of fs.readdirSync(slot.dir)) {
+      const file = path.join(slot.dir, name)
+      if (file === slot.file || !(ENTRY_NAME.test(name) || TEMP_NAME.test(name))) continue
+      const stat = fs.lstatSync(file, { throwIfNoEntry: false })
+      if (stat === undefined || problemWith(file, stat, 'file', slot.uid) !== undefined) continue
+      if (TEMP_NAME.test(name)) {
+        if (now - stat.mtimeMs > STALE_TEMP_MS) fs.rmSync(file, { force: true })
+      } else others.push({ file, mtimeMs: stat.mtimeMs })
+    }
+    others.sort((a, b) => b.mtimeMs - a.mtimeMs)
+    for (const [index, other] of others.entries()) {
+      if (index >= MAX_OTHER_ENTRIES || now - other.mtimeMs > PRUNE_AFTER_MS) fs.rmSync(other.file, { force: true })
+    }
+  } catch {
+    // Pruning is housekeeping: an entry that cannot be removed now is removed by a later write.
   }
 }
 

@@ -49,8 +49,11 @@ export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exp
       const notes: string[] = []
       const slot = openPlanCache(settings, exposeProcess, notes)
       const cached = slot === undefined ? undefined : readCachedPlan(slot, notes)
-      // A miss says nothing here: `plan` reads again, probes, and records the notes.
-      if (cached === undefined) return undefined
+      if (cached === undefined) {
+        // A miss: the probe starts now, with what was read (`plan` finds it under way).
+        void share(keyOf(), decide(settings, init, exposeProcess, undefined, { slot, notes }))
+        return undefined
+      }
       void share(keyOf(), Promise.resolve(cached))
       settled.set(keyOf(), cached)
       return cached
@@ -87,19 +90,24 @@ function share(key: string, decided: Promise<LaunchResult>): Promise<LaunchResul
   return shared
 }
 
-/** The cached decision, else a probe (then cached). With `stale`: that entry's plan did not start a child, so it is dropped and probed. */
+/**
+ * The cached decision, else a probe (then cached). With `stale`: that entry's plan did not start
+ * a child, so it is dropped and probed. With `missed`: the cache was opened and read already
+ * (`known`), and had no entry.
+ */
 async function decide(
   settings: ResolvedOptions,
   init: InitMessage,
   exposeProcess: boolean,
   stale?: { file: string | undefined; reason: string },
+  missed?: { slot: ReturnType<typeof openPlanCache>; notes: string[] },
 ): Promise<LaunchResult> {
-  const notes: string[] = []
-  const slot = openPlanCache(settings, exposeProcess, notes)
+  const notes: string[] = missed?.notes ?? []
+  const slot = missed === undefined ? openPlanCache(settings, exposeProcess, notes) : missed.slot
   if (stale !== undefined) {
     if (slot !== undefined) dropCachedPlan(slot)
     notes.push(`the cached launch plan ${stale.file ?? ''} did not start a child (${stale.reason.slice(0, 300)}): probed again`)
-  } else if (slot !== undefined) {
+  } else if (slot !== undefined && missed === undefined) {
     const cached = readCachedPlan(slot, notes)
     if (cached !== undefined) return cached
   }

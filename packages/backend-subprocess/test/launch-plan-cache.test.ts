@@ -254,6 +254,39 @@ describe.runIf(refusedFlag !== undefined)('a cached plan this Node cannot start'
   })
 })
 
+describe('old entries', () => {
+  it('writing an entry removes other entries past 30 days or beyond the 16 newest, and stale temporary files; nothing else', async () => {
+    const dir = newDir()
+    fs.mkdirSync(dir, { mode: 0o700 })
+    const day = 24 * 60 * 60 * 1000
+    const now = Date.now()
+    const place = (name: string, ageMs: number) => {
+      const file = path.join(dir, name)
+      fs.writeFileSync(file, '{}', { mode: 0o600 })
+      fs.utimesSync(file, (now - ageMs) / 1000, (now - ageMs) / 1000)
+      return file
+    }
+    const hex = (i: number) => i.toString(16).padStart(64, '0')
+    // 18 recent entries, a day apart, and two past 30 days.
+    const recent = Array.from({ length: 18 }, (_, i) => place(`${hex(i)}.json`, (i + 1) * day))
+    const old = [place(`${hex(100)}.json`, 31 * day), place(`${hex(101)}.json`, 400 * day)]
+    const staleTemp = place(`.${hex(200)}.123.abcdef.tmp`, 2 * 60 * 60 * 1000)
+    const freshTemp = place(`.${hex(201)}.124.abcdef.tmp`, 0)
+    const notOurs = place('notes.txt', 400 * day)
+    const target = place('target', 400 * day)
+    const link = path.join(dir, `${hex(300)}.json`)
+    fs.symlinkSync(target, link)
+    const { diagnostics } = await runOnce({ launchPlanCache: dir })
+    expect(diagnostics.launchPlan?.source).toBe('probed')
+    const exists = (file: string) => fs.existsSync(file) || fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined
+    expect(exists(diagnostics.launchPlan!.file!)).toBe(true)
+    expect(recent.map(exists)).toEqual([...Array(16).fill(true), false, false])
+    expect(old.map(exists)).toEqual([false, false])
+    expect([exists(staleTemp), exists(freshTemp)]).toEqual([false, true])
+    expect([exists(notOurs), exists(target), exists(link)]).toEqual([true, true, true])
+  })
+})
+
 describe('turning the cache off, and where it is by default', () => {
   it('launchPlanCache: false writes nothing; the default is $XDG_CACHE_HOME/cordon/launch-plans', async () => {
     const xdg = path.join(tmp, 'xdg')
