@@ -1,5 +1,5 @@
 // The README's test command (after scripts/bootstrap.mjs): every check CI runs, in two lanes
-// (scripts/test-lanes.mjs). The `parallel` lane, three jobs at a time on two cores: types, lint and package
+// (scripts/test-lanes.mjs). The `parallel` lane, two jobs at a time on two cores: types, lint and package
 // lint; each workspace's test files but the *.quiet.test.ts ones; the published packages as users
 // install them (scripts/pack-install); the native backends' suites on a second Node line; and
 // select's runtime matrix (Node 20/22/24/26, Bun, Deno, all from npm). Then the `quiet` lane, one
@@ -8,7 +8,7 @@
 //
 //   node scripts/test-all.mjs [--packages-only] [--slots=N]
 //
-// --slots (or $CORDON_TEST_SLOTS): parallel jobs at a time, default one more than the cores.
+// --slots (or $CORDON_TEST_SLOTS): parallel jobs at a time, default as many as the cores.
 import { spawnSync } from 'node:child_process'
 import { pnpmCommand } from './pnpm.mjs'
 import { defaultSlots, root, workspaceJobs, workspaces } from './test-jobs.mjs'
