@@ -68,14 +68,15 @@ export class WarmPool {
   async warm(memoryMb: number): Promise<void> {
     if (this.disposed) return
     const bucket = this.bucket(memoryMb)
+    // Not idle while it is being warmed: spares slower to start than `idleMs` (a loaded machine)
+    // were ended mid-warm. Its clock starts once they are ready (below).
+    clearTimeout(bucket.idleTimer)
     await this.refill(memoryMb)
     // Spares do not keep the host alive; while someone waits for them, they must.
     const waiting = bucket.spare.filter((child) => !child.isReady)
     for (const child of waiting) child.setRef(true)
     await Promise.all(waiting.map((child) => child.ready.catch(() => {})))
     for (const child of waiting) if (bucket.spare.includes(child)) child.setRef(false)
-    // Idle from now, not from when warming began: spares slow to start on a loaded machine
-    // would otherwise be ended as idle the moment they are ready.
     if (!this.disposed && this.buckets.get(memoryMb) === bucket) this.bucket(memoryMb)
   }
 
