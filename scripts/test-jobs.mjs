@@ -50,8 +50,8 @@ const RUNS_ALONE = new Set(['@cordon/browser-tests'])
  * than two on a fast day (2026-11-27: 16–17 min), but the same VM kind is 2–3× slower on other
  * days (`node -p` 105–110 ms instead of 49), and there three suites, with their children and
  * workers, starved each other's timing checks past what measured contention excuses: the clean
- * CI runs of 2026-11-28/29 took 43–45 min and failed 2 to 32 checks of time, none on a quiet
- * machine. Two at a time keeps a fast day inside the 25-minute budget.
+ * CI runs of 2026-11-28/29 took 43–47 min and failed 2 to 32 checks of time, none on a quiet
+ * machine. Two at a time took no longer there (2752 s against 2821 s: each suite ran faster).
  */
 export function defaultSlots() {
   return availableParallelism()
