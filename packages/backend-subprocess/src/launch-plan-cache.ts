@@ -163,12 +163,12 @@ function pruneOthers(slot: PlanCacheSlot): void {
     const others: { file: string; mtimeMs: number }[] = []
     for (const name of fs.readdirSync(slot.dir)) {
       const file = path.join(slot.dir, name)
-      if (file === slot.file || !(ENTRY_NAME.test(name) || TEMP_NAME.test(name))) continue
+      const temp = TEMP_NAME.test(name)
+      if (file === slot.file || !(temp || ENTRY_NAME.test(name))) continue
       const stat = fs.lstatSync(file, { throwIfNoEntry: false })
       if (stat === undefined || problemWith(file, stat, 'file', slot.uid) !== undefined) continue
-      if (TEMP_NAME.test(name)) {
-        if (now - stat.mtimeMs > STALE_TEMP_MS) fs.rmSync(file, { force: true })
-      } else others.push({ file, mtimeMs: stat.mtimeMs })
+      if (!temp) others.push({ file, mtimeMs: stat.mtimeMs })
+      else if (now - stat.mtimeMs > STALE_TEMP_MS) fs.rmSync(file, { force: true })
     }
     others.sort((a, b) => b.mtimeMs - a.mtimeMs)
     for (const [index, other] of others.entries()) {

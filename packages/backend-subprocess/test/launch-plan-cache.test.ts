@@ -278,7 +278,8 @@ describe('old entries', () => {
     fs.symlinkSync(target, link)
     const { diagnostics } = await runOnce({ launchPlanCache: dir })
     expect(diagnostics.launchPlan?.source).toBe('probed')
-    const exists = (file: string) => fs.existsSync(file) || fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined
+    // lstat: the link itself, not what it points to.
+    const exists = (file: string) => fs.lstatSync(file, { throwIfNoEntry: false }) !== undefined
     expect(exists(diagnostics.launchPlan!.file!)).toBe(true)
     expect(recent.map(exists)).toEqual([...Array(16).fill(true), false, false])
     expect(old.map(exists)).toEqual([false, false])

@@ -54,9 +54,13 @@ function meeting(count: number, capMs: number) {
     state.inFlight++
     state.maxInFlight = Math.max(state.maxInFlight, state.inFlight)
     await new Promise<void>((resolve) => {
-      waiting.push(resolve)
+      // Released with the others, its cap timer goes too: nothing is left pending after the check.
+      const timer = setTimeout(resolve, capMs)
+      waiting.push(() => {
+        clearTimeout(timer)
+        resolve()
+      })
       if (state.inFlight >= count) for (const release of waiting.splice(0)) release()
-      else setTimeout(resolve, capMs)
     })
     state.inFlight--
     return n
