@@ -77,7 +77,9 @@ export function createIvmBackend(options: IvmBackendOptions = {}): SandboxBacken
     if (disposed) return unavailable('this ivm backend was disposed; create a new one')
     pool ??= new IsolatePool({
       size: settings.poolSize,
+      burstSize: settings.poolBurstSize,
       idleMs: settings.poolIdleMs,
+      busy: () => active.size > 0,
       create: (size) => createGuestVm(engine.ivm, size, onLost),
     })
     let vm: GuestVm

@@ -10,6 +10,11 @@ export interface IvmBackendOptions {
   isolatedVm?: IsolatedVmSource
   /** Isolates created ahead of time to hide creation latency (each serves one run). 0 turns it off. Default 2. */
   poolSize?: number
+  /**
+   * Most isolates the pool keeps ready while runs come back to back (see the README's "Runs back
+   * to back"); `poolSize` or less keeps it at `poolSize`. Default 4 × `poolSize`.
+   */
+  poolBurstSize?: number
   /** The pool's isolates are disposed after this many ms without a run. Default 30 000. */
   poolIdleMs?: number
   /**
@@ -40,6 +45,7 @@ export interface IvmBackendOptions {
 export interface ResolvedIvmOptions {
   isolatedVm: IsolatedVmSource | undefined
   poolSize: number
+  poolBurstSize: number
   poolIdleMs: number
   onCatastrophicError: ((message: string) => void) | undefined
   maxLostIsolates: number
@@ -47,6 +53,8 @@ export interface ResolvedIvmOptions {
 }
 
 export const DEFAULT_POOL_SIZE = 2
+/** While runs come back to back, the pool keeps up to this many times `poolSize` isolates ready (pool.ts). */
+export const POOL_BURST_FACTOR = 4
 export const DEFAULT_POOL_IDLE_MS = 30_000
 export const DEFAULT_MAX_LOST_ISOLATES = 3
 
@@ -64,10 +72,12 @@ export function resolveIvmOptions(options: IvmBackendOptions = {}): ResolvedIvmO
   if (options.onCatastrophicError !== undefined && typeof options.onCatastrophicError !== 'function') {
     throw new SandboxError('INVALID_OPTIONS', 'createIvmBackend: onCatastrophicError must be a function')
   }
+  const poolSize = integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 64)
   return {
     isolatedVm: source,
     onCatastrophicError: options.onCatastrophicError,
-    poolSize: integer('poolSize', options.poolSize, DEFAULT_POOL_SIZE, 0, 64),
+    poolSize,
+    poolBurstSize: Math.max(poolSize, integer('poolBurstSize', options.poolBurstSize, POOL_BURST_FACTOR * poolSize, 0, 256)),
     poolIdleMs: integer('poolIdleMs', options.poolIdleMs, DEFAULT_POOL_IDLE_MS, 0, 24 * 60 * 60 * 1000),
     maxLostIsolates: integer('maxLostIsolates', options.maxLostIsolates, DEFAULT_MAX_LOST_ISOLATES, 0, 1000),
     inspector: options.inspector === true,

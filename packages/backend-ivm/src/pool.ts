@@ -3,25 +3,48 @@ import type { GuestVm } from './guest-vm.js'
 export interface IsolatePoolOptions {
   /** Isolates kept ready. 0 turns the pool off. */
   size: number
+  /** Most isolates kept ready while runs come back to back (at least `size`). */
+  burstSize: number
   /** Pooled isolates are disposed after this long without a run. */
   idleMs: number
   create(memoryMb: number): Promise<GuestVm>
+  /** Whether runs are in flight: isolates beyond `size` are made only when none is. */
+  busy(): boolean
 }
+
+/**
+ * A run that starts within this long of the previous run's end, and finds no isolate finished,
+ * means runs are coming back to back: the pool then keeps more isolates ready.
+ */
+const BACK_TO_BACK_MS = 3
 
 /**
  * Isolates created ahead of time so a run does not wait for isolate and context creation
  * and the runtime's evaluation. Every isolate serves one run, or one session, and is then
  * disposed; the pool never takes one back. Isolates carry their memory limit from creation,
  * so the pool holds isolates of one `memoryMb`: the one the last single run asked for.
+ *
+ * How many it keeps follows the runs: `size` when they are spaced; when back-to-back runs
+ * find no isolate finished, twice as many each time up to `burstSize`, one fewer for each
+ * spaced run after. Making an isolate blocks the main thread for ~3 ms (`new Isolate`), and
+ * a burst leaves no pause to do it in: those beyond `size` are made while no run is in flight.
  */
 export class IsolatePool {
   private ready: Promise<GuestVm>[] = []
   private memoryMb: number | undefined
+  private target: number
+  private lastEndAt = Number.NEGATIVE_INFINITY
+  /** The pool's isolates not made yet (a run may have taken some: it waits for them). */
+  private readonly unfinished = new Set<Promise<GuestVm>>()
   private idleTimer: ReturnType<typeof setTimeout> | undefined
   private refillTimer: ReturnType<typeof setTimeout> | undefined
+  /** The pending look may make an isolate while runs are in flight (see refillSoon). */
+  private refillAlways = false
   private closed = false
 
-  constructor(private readonly options: IsolatePoolOptions) {}
+  constructor(private readonly options: IsolatePoolOptions) {
+    this.target = options.size
+  }
 
   /** An isolate for one run: a pooled one when it has the right memory limit, else a new one. */
   async take(memoryMb: number): Promise<GuestVm> {
@@ -33,9 +56,11 @@ export class IsolatePool {
     }
     const pooled = this.ready.shift()
     this.armIdleTimer()
+    // A run that has to wait for its isolate, empty-handed or for one still being made, missed.
+    this.adjustTarget(pooled === undefined || this.unfinished.has(pooled))
     // An empty pool (first run, or a burst) also starts refilling now; otherwise the
     // refill waits for `runEnded`, so that it does not compete with this run for the CPU.
-    if (this.ready.length === 0 && pooled === undefined) this.refillSoon()
+    if (pooled === undefined) this.refillSoon()
     if (pooled !== undefined) {
       try {
         return await pooled
@@ -57,9 +82,14 @@ export class IsolatePool {
     return this.options.create(memoryMb)
   }
 
-  /** Pooled (unused) isolates; for tests and measurements. */
+  /** Pooled (unused) isolates, ready or being made; for tests and measurements. */
   get size(): number {
     return this.ready.length
+  }
+
+  /** How many isolates the pool is keeping ready now; for tests and measurements. */
+  get depth(): number {
+    return this.target
   }
 
   dispose(): void {
@@ -70,26 +100,59 @@ export class IsolatePool {
   }
 
   /**
-   * A run ended: top the pool up. Creating an isolate takes ~2 ms of main-thread time and
-   * evaluating the runtime ~3 ms on another thread, which would slow a run going on.
+   * A run ended: top the pool up. Creating an isolate takes ~3 ms of main-thread time and
+   * evaluating the runtime a few ms on another thread, which would slow a run going on.
    */
   runEnded(): void {
+    this.lastEndAt = performance.now()
     if (this.options.size > 0) this.refillSoon()
   }
 
-  private refillSoon(): void {
+  /** A miss right after a run ended doubles the depth (up to burstSize); a spaced run lowers it by one. */
+  private adjustTarget(missed: boolean): void {
+    const { size, burstSize } = this.options
+    const backToBack = performance.now() - this.lastEndAt < BACK_TO_BACK_MS
+    if (missed && backToBack) this.target = Math.min(Math.max(burstSize, size), this.target * 2)
+    else if (!backToBack) this.target = Math.max(size, this.target - 1)
+  }
+
+  /**
+   * Looks at the pool on the next turn. A run's start or end may top it up to `size` while other
+   * runs are in flight (as before them); `onlyWhenIdle` is for the pool's own follow-ups, which
+   * must not start making an isolate in the middle of a run.
+   */
+  private refillSoon(onlyWhenIdle = false): void {
+    if (!onlyWhenIdle) this.refillAlways = true
     if (this.refillTimer !== undefined) return
     this.refillTimer = setTimeout(() => {
       this.refillTimer = undefined
-      const memoryMb = this.memoryMb
-      if (this.closed || memoryMb === undefined) return
-      while (this.ready.length < this.options.size) {
-        const vm = this.options.create(memoryMb)
-        vm.catch(() => undefined) // take() reports it if this one is ever used
-        this.ready.push(vm)
-      }
+      const always = this.refillAlways
+      this.refillAlways = false
+      if (always || !this.options.busy()) this.refillOne()
     }, 0)
     this.refillTimer.unref?.()
+  }
+
+  /**
+   * Starts making one isolate if the pool wants one, and looks again on the next turn: up to
+   * `size` of the pool's are made at once (each on its own thread after `new Isolate`), but
+   * never two started in one turn, which would hold the main thread for twice as long.
+   */
+  private refillOne(): void {
+    const memoryMb = this.memoryMb
+    if (this.closed || memoryMb === undefined) return
+    const wanted = this.options.busy() ? this.options.size : this.target
+    if (this.ready.length >= wanted || this.ready.filter((p) => this.unfinished.has(p)).length >= this.options.size) return
+    const vm = this.options.create(memoryMb)
+    vm.catch(() => undefined) // take() reports it if this one is ever used
+    this.ready.push(vm)
+    this.unfinished.add(vm)
+    const made = () => {
+      this.unfinished.delete(vm)
+      this.refillSoon(true)
+    }
+    vm.then(made, made)
+    this.refillSoon(true)
   }
 
   private armIdleTimer(): void {
@@ -97,6 +160,7 @@ export class IsolatePool {
     this.idleTimer = setTimeout(() => {
       this.idleTimer = undefined
       this.drain()
+      this.target = this.options.size
     }, this.options.idleMs)
     this.idleTimer.unref?.()
   }

@@ -106,6 +106,7 @@ describe('options', () => {
   test('bad values are host errors thrown at construction', () => {
     expect(() => createIvmBackend({ poolSize: -1 })).toThrow(/poolSize/)
     expect(() => createIvmBackend({ poolIdleMs: 1.5 })).toThrow(/poolIdleMs/)
+    expect(() => createIvmBackend({ poolBurstSize: 2.5 })).toThrow(/poolBurstSize/)
     expect(() => createIvmBackend({ maxLostIsolates: -1 })).toThrow(/maxLostIsolates/)
     expect(() => createIvmBackend({ inspector: 'yes' as never })).toThrow(/inspector must be a boolean/)
     expect(() => createIvmBackend({ onCatastrophicError: 'log' as never })).toThrow(/onCatastrophicError/)

@@ -20,21 +20,26 @@ function fakeFactory() {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
+/** Until the pool holds `count` isolates (the refill makes one at a time), or 2 s. */
+async function until(check: () => boolean) {
+  const started = Date.now()
+  while (!check() && Date.now() - started < 2_000) await tick()
+}
 
 describe('IsolatePool', () => {
   test('refills in the background and hands out each isolate once', async () => {
     const { made, create } = fakeFactory()
-    const pool = new IsolatePool({ size: 2, idleMs: 60_000, create })
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => false })
     const first = await pool.take(32)
     expect(made).toHaveLength(1)
-    await tick()
+    await until(() => pool.size === 2)
     expect(pool.size).toBe(2)
     const second = await pool.take(32)
     const third = await pool.take(32)
     expect(new Set([first, second, third]).size).toBe(3)
     expect(made).toHaveLength(3)
     pool.runEnded()
-    await tick()
+    await until(() => pool.size === 2)
     expect(pool.size).toBe(2)
     pool.dispose()
     await tick()
@@ -44,13 +49,13 @@ describe('IsolatePool', () => {
 
   test('a different memoryMb drains the pool and refills it at the new size', async () => {
     const { made, create } = fakeFactory()
-    const pool = new IsolatePool({ size: 2, idleMs: 60_000, create })
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => false })
     await pool.take(32)
     await tick()
     const vm = await pool.take(64)
     expect(vm.memoryMb).toBe(64)
     pool.runEnded()
-    await tick()
+    await until(() => pool.size === 2 && made.filter((m) => m.memoryMb === 64).length === 3)
     expect(made.filter((m) => m.memoryMb === 32 && !m.disposed)).toHaveLength(1) // the one handed out
     expect(pool.size).toBe(2)
     pool.dispose()
@@ -58,9 +63,9 @@ describe('IsolatePool', () => {
 
   test('shrinks to nothing when idle', async () => {
     const { made, create } = fakeFactory()
-    const pool = new IsolatePool({ size: 2, idleMs: 30, create })
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 30, create, busy: () => false })
     await pool.take(32)
-    await tick()
+    await until(() => pool.size === 2)
     expect(pool.size).toBe(2)
     await new Promise((resolve) => setTimeout(resolve, 80))
     expect(pool.size).toBe(0)
@@ -70,9 +75,9 @@ describe('IsolatePool', () => {
 
   test('takeIfFits (sessions) uses the pool at its size and leaves it alone at another', async () => {
     const { made, create } = fakeFactory()
-    const pool = new IsolatePool({ size: 2, idleMs: 60_000, create })
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => false })
     await pool.takeIfFits(32) // no size yet: the session sets it
-    await tick()
+    await until(() => pool.size === 2)
     expect(pool.size).toBe(2)
     const other = await pool.takeIfFits(64)
     expect(other.memoryMb).toBe(64)
@@ -83,9 +88,66 @@ describe('IsolatePool', () => {
     pool.dispose()
   })
 
+  test('runs back to back that find it empty deepen it up to burstSize; spaced runs bring it back', async () => {
+    const { create } = fakeFactory()
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => false })
+    await pool.take(32)
+    await until(() => pool.size === 2)
+    // A burst: each run starts as the one before ends, faster than the pool refills.
+    const depths: number[] = []
+    for (let i = 0; i < 6; i++) {
+      await pool.take(32)
+      pool.runEnded()
+      depths.push(pool.depth)
+    }
+    expect(depths[0]).toBe(2) // served from the pool
+    expect(Math.max(...depths)).toBe(8) // doubled at each miss, no further
+    await until(() => pool.size === 8)
+    expect(pool.size).toBe(8)
+    // Spaced runs: one fewer each, down to size.
+    for (let i = 0; i < 8; i++) {
+      await new Promise((resolve) => setTimeout(resolve, 20))
+      await pool.take(32)
+      pool.runEnded()
+    }
+    expect(pool.depth).toBe(2)
+    pool.dispose()
+  })
+
+  test('makes at most size isolates at once, and none beyond size while a run is in flight', async () => {
+    let pending = 0
+    let mostPending = 0
+    const create = async (memoryMb: number): Promise<GuestVm> => {
+      pending++
+      mostPending = Math.max(mostPending, pending)
+      await new Promise((resolve) => setTimeout(resolve, 10))
+      pending--
+      return { memoryMb, dispose() {} } as unknown as GuestVm
+    }
+    let busy = true
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => busy })
+    await pool.take(32)
+    for (let i = 0; i < 6; i++) {
+      // Back to back, with a run in flight all along: the depth grows, the pool stays at size.
+      await pool.take(32)
+      pool.runEnded()
+    }
+    expect(pool.depth).toBeGreaterThan(2)
+    await until(() => pool.size === 2 && pending === 0)
+    await new Promise((resolve) => setTimeout(resolve, 50))
+    expect(pool.size).toBe(2)
+    // Nothing in flight: it fills to the depth, still at most size at once.
+    busy = false
+    pool.runEnded()
+    await until(() => pool.size === pool.depth)
+    expect(pool.size).toBe(pool.depth)
+    expect(mostPending).toBeLessThanOrEqual(3) // two refills, plus a run's own when the pool was empty
+    pool.dispose()
+  })
+
   test('size 0 creates on demand and keeps nothing', async () => {
     const { made, create } = fakeFactory()
-    const pool = new IsolatePool({ size: 0, idleMs: 30, create })
+    const pool = new IsolatePool({ size: 0, burstSize: 0, idleMs: 30, create, busy: () => false })
     await pool.take(32)
     await tick()
     expect(made).toHaveLength(1)

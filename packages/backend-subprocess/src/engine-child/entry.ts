@@ -40,7 +40,8 @@ async function start(init: EngineInit): Promise<void> {
     const module = (await import(init.moduleUrl)) as Record<string, (options: object) => SandboxBackend>
     backend =
       init.engine === 'isolated-vm'
-        ? module.createIvmBackend!({ isolatedVm: () => loadAddon(init.addons) })
+        ? // No deeper pool for bursts: the child's data segment is sized for its runs (engine-backend.ts).
+          module.createIvmBackend!({ isolatedVm: () => loadAddon(init.addons), poolBurstSize: 0 })
         : module.createQuickJSBackend!({ thread: 'worker', workers: init.runs })
   } catch (error) {
     const denied = (error as { resource?: unknown } | null)?.resource
