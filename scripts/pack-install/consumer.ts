@@ -20,8 +20,11 @@ const foreign = /^(npm_|pnpm_|VITEST|TEST$|NODE_ENV$|NODE_OPTIONS$|MODE$|DEV$|PR
 export function userEnv(extra: Record<string, string> = {}): NodeJS.ProcessEnv {
   const cache = process.env.npm_config_cache ?? join(homedir(), '.npm')
   const kept = Object.entries(process.env).filter(([name]) => !foreign.test(name))
+  const mirror = inject('packInstall').isolatedVmMirror
   return {
     ...Object.fromEntries(kept),
+    // isolated-vm 5's prebuilt binary, from the workspace's build (isolated-vm-mirror.ts).
+    ...(mirror ? { npm_config_isolated_vm_binary_host_mirror: mirror } : {}),
     npm_config_cache: cache,
     npm_config_update_notifier: 'false',
     npm_config_fund: 'false',

@@ -7,6 +7,7 @@ import { join, relative } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import type { TestProject } from 'vitest/node'
 import { pnpmCommand } from '../pnpm.mjs'
+import { startIsolatedVmMirror } from './isolated-vm-mirror.js'
 import { printMetrics, writeMetric } from './metrics.js'
 import { readTarball } from './tarball.js'
 
@@ -14,7 +15,7 @@ export const repo = fileURLToPath(new URL('../..', import.meta.url))
 
 declare module 'vitest' {
   export interface ProvidedContext {
-    packInstall: { repo: string; root: string; tarballs: Record<string, string> }
+    packInstall: { repo: string; root: string; tarballs: Record<string, string>; isolatedVmMirror?: string }
   }
 }
 
@@ -34,7 +35,7 @@ export function packageFolder(name: string): string {
   return relative(repo, found.dir)
 }
 
-export default function setup(project: TestProject) {
+export default async function setup(project: TestProject) {
   const root = mkdtempSync(join(tmpdir(), 'cordon-pack-install-'))
   const packDir = join(root, 'tarballs')
   mkdirSync(packDir)
@@ -47,8 +48,10 @@ export default function setup(project: TestProject) {
     const { unpackedBytes, files } = readTarball(file)
     writeMetric(root, `pack-${name}`, { package: name, packedBytes: statSync(file).size, unpackedBytes, files: files.length })
   }
-  project.provide('packInstall', { repo, root, tarballs })
-  return () => {
+  const mirror = await startIsolatedVmMirror(repo, root)
+  project.provide('packInstall', { repo, root, tarballs, ...(mirror ? { isolatedVmMirror: mirror.url } : {}) })
+  return async () => {
+    await mirror?.close()
     printMetrics(root)
     if (process.env.CORDON_KEEP_PACK_INSTALL) console.log(`pack-install: kept ${root}`)
     else rmSync(root, { recursive: true, force: true })

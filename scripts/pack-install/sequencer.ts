@@ -1,6 +1,9 @@
 import { BaseSequencer, type TestSpecification } from 'vitest/node'
 
-/** Starts the backend-ivm file first: compiling isolated-vm is the step's long pole. */
+/**
+ * Starts the backend-ivm file first: its install compiles isolated-vm when the run's mirror has no
+ * binary for it (isolated-vm-mirror.ts).
+ */
 export class IvmFirst extends BaseSequencer {
   override async sort(files: TestSpecification[]): Promise<TestSpecification[]> {
     const sorted = await super.sort(files)

@@ -9,11 +9,11 @@ export default defineConfig({
     root: fileURLToPath(new URL('.', import.meta.url)),
     include: ['*.test.ts'],
     globalSetup: ['./global-setup.ts'],
-    // Installs from the npm registry and a native build: minutes, not seconds (isolated-vm's
-    // compile took 6+ minutes on a 2-core machine that was busy with other suites).
+    // Installs from the npm registry and, without the mirror of isolated-vm's binary, a native
+    // build: minutes, not seconds (that compile took 6+ minutes on a busy 2-core machine).
     testTimeout: 120_000,
     hookTimeout: 900_000,
-    // Two files at a time: isolated-vm's compile (started first) overlaps the other projects.
+    // Two files at a time: the longest installs (backend-ivm's first) overlap the other projects.
     pool: 'forks',
     maxWorkers: 2,
     sequence: { sequencer: IvmFirst },
