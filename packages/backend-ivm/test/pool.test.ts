@@ -20,7 +20,7 @@ function fakeFactory() {
 }
 
 const tick = () => new Promise((resolve) => setTimeout(resolve, 5))
-/** Until the pool holds `count` isolates (the refill makes one at a time), or 2 s. */
+/** Until `check()` holds (the refill makes isolates over several turns), or 2 s. */
 async function until(check: () => boolean) {
   const started = Date.now()
   while (!check() && Date.now() - started < 2_000) await tick()
@@ -95,7 +95,7 @@ describe('IsolatePool', () => {
     await until(() => pool.size === 2)
     // A burst: each run starts as the one before ends, faster than the pool refills.
     const depths: number[] = []
-    for (let i = 0; i < 6; i++) {
+    for (let i = 0; i < 10; i++) {
       await pool.take(32)
       pool.runEnded()
       depths.push(pool.depth)
@@ -133,9 +133,9 @@ describe('IsolatePool', () => {
       pool.runEnded()
     }
     expect(pool.depth).toBeGreaterThan(2)
-    await until(() => pool.size === 2 && pending === 0)
+    await until(() => pending === 0)
     await new Promise((resolve) => setTimeout(resolve, 50))
-    expect(pool.size).toBe(2)
+    expect(pool.size).toBeLessThanOrEqual(2)
     // Nothing in flight: it fills to the depth, still at most size at once.
     busy = false
     pool.runEnded()
