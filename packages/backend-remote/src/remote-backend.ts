@@ -80,6 +80,7 @@ class Remote implements RemoteBackend {
         partition: request.partition,
         deadline: request.deadline,
         signal: request.signal,
+        atDeadline: () => stopError(request),
       })
       if (!('client' in connected)) return { ok: false, error: request.signal.aborted ? stopError(request) : connected }
       channel = connected

@@ -32,6 +32,11 @@ export interface ConnectRequest {
   /** No connecting past this `Date.now()` time (the run's deadline). */
   deadline: number
   signal?: AbortSignal
+  /**
+   * The run's own error (its TIMEOUT) for when its deadline, not `connectTimeoutMs`, ends the
+   * attempts: a run that could not start in its time took too long, whatever held it up.
+   */
+  atDeadline?: () => RunError
 }
 
 /** After a run is stopped, how long its server may still take to report before the connection is dropped. */
@@ -55,10 +60,11 @@ export async function connectChannel(settings: RemoteSettings, request: ConnectR
     if (outcome.kind === 'open') return outcome.channel
     if (outcome.kind === 'final') return outcome.error
     problem = outcome.problem
-    const pause = Math.min(20 * 2 ** attempt, 200)
-    if (Date.now() + pause >= giveUpAt) break
-    await new Promise((resume) => setTimeout(resume, pause))
+    // The last pause ends at the time limit, so that giving up happens then, not before it.
+    const pause = Math.min(20 * 2 ** attempt, 200, giveUpAt - Date.now())
+    if (pause > 0) await new Promise((resume) => setTimeout(resume, pause))
   }
+  if (request.atDeadline !== undefined && giveUpAt === request.deadline) return request.atDeadline()
   return {
     code: 'BACKEND_UNAVAILABLE',
     message: `no cordon server took the run at ${settings.channelUrl} within ${settings.connectTimeoutMs} ms: ${problem}`,

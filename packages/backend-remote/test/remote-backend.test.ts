@@ -134,6 +134,16 @@ describe('runs over a socket', () => {
     await backend.dispose()
   })
 
+  it('a run whose deadline comes while it is still connecting ends TIMEOUT, not BACKEND_UNAVAILABLE', async () => {
+    // connectTimeoutMs is 15 s: the run's 300 ms deadline is what ends the attempts.
+    fake.refusals = Array.from({ length: 100 }, () => ({ status: 503 }))
+    const started = performance.now()
+    const result = await sandbox.run('1', { timeoutMs: 300 })
+    expect(result).toMatchObject({ ok: false, error: { code: 'TIMEOUT' } })
+    // At its deadline, not before it (timers may fire a millisecond early by Date.now()).
+    expect(performance.now() - started).toBeGreaterThanOrEqual(295)
+  })
+
   it('a connection dropped after the program was sent: BACKEND_CRASHED, and the program is never sent again', async () => {
     fake.behaviour = 'drop-on-run'
     const connections = fake.orders.length
