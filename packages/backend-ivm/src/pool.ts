@@ -112,7 +112,7 @@ export class IsolatePool {
   private adjustTarget(missed: boolean): void {
     const { size, burstSize } = this.options
     const backToBack = performance.now() - this.lastEndAt < BACK_TO_BACK_MS
-    if (missed && backToBack) this.target = Math.min(Math.max(burstSize, size), this.target * 2)
+    if (missed && backToBack) this.target = Math.min(burstSize, this.target * 2)
     else if (!backToBack) this.target = Math.max(size, this.target - 1)
   }
 

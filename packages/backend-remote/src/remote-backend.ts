@@ -80,9 +80,11 @@ class Remote implements RemoteBackend {
         partition: request.partition,
         deadline: request.deadline,
         signal: request.signal,
-        atDeadline: () => stopError(request),
       })
-      if (!('client' in connected)) return { ok: false, error: request.signal.aborted ? stopError(request) : connected }
+      // The attempts end at the deadline when it comes first: a run that could not start in its
+      // time ends with its own stop error (TIMEOUT), as on the other backends, whatever held it up.
+      const stopped = request.signal.aborted || Date.now() >= request.deadline
+      if (!('client' in connected)) return { ok: false, error: stopped ? stopError(request) : connected }
       channel = connected
     }
     if (this.disposed) {

@@ -32,11 +32,6 @@ export interface ConnectRequest {
   /** No connecting past this `Date.now()` time (the run's deadline). */
   deadline: number
   signal?: AbortSignal
-  /**
-   * The run's own error (its TIMEOUT) for when its deadline, not `connectTimeoutMs`, ends the
-   * attempts: a run that could not start in its time took too long, whatever held it up.
-   */
-  atDeadline?: () => RunError
 }
 
 /** After a run is stopped, how long its server may still take to report before the connection is dropped. */
@@ -64,7 +59,6 @@ export async function connectChannel(settings: RemoteSettings, request: ConnectR
     const pause = Math.min(20 * 2 ** attempt, 200, giveUpAt - Date.now())
     if (pause > 0) await new Promise((resume) => setTimeout(resume, pause))
   }
-  if (request.atDeadline !== undefined && giveUpAt === request.deadline) return request.atDeadline()
   return {
     code: 'BACKEND_UNAVAILABLE',
     message: `no cordon server took the run at ${settings.channelUrl} within ${settings.connectTimeoutMs} ms: ${problem}`,
