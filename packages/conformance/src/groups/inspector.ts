@@ -189,9 +189,16 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       const timed = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs })
       expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
       expectHotFib(timed.result.cpuProfile, 'a run that timed out')
+      // The abort counts from the guest's first statement, not from the call: on a loaded machine
+      // a profiled run can take most of half a second to start, leaving nothing to sample.
       const controller = new AbortController()
-      setTimeout(() => controller.abort(), 500)
-      const aborted = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, signal: controller.signal })
+      const tools = { 't.started': { execute: () => void setTimeout(() => controller.abort(), 500) } }
+      const aborted = await timedRun(sandbox, `await t.started()\n${spin}`, {
+        cpuProfile: { samplingIntervalUs: 200 },
+        signal: controller.signal,
+        tools,
+        timeoutMs: 30_000,
+      })
       expectError(aborted.result, 'ABORTED')
       expectHotFib(aborted.result.cpuProfile, 'an aborted run')
     },

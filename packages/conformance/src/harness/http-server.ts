@@ -7,7 +7,7 @@
  * streamed in 16 KiB chunks as the client reads them), `/slow` (headers, then nothing).
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http'
-import type { AddressInfo } from 'node:net'
+import type { AddressInfo, Socket } from 'node:net'
 
 export interface SeenRequest {
   method: string
@@ -23,7 +23,11 @@ export interface TestServer {
   readonly seen: SeenRequest[]
   /** Paths whose connection closed before the response was complete. */
   readonly cutOff: string[]
-  /** Resolves when a response to `path` is cut off, or rejects after `ms`. */
+  /**
+   * Resolves when the host has let go of its request for `path`: a response to it was cut off,
+   * or — when the request never reached the handler (on a loaded machine a short deadline can
+   * come first) — no request for it is answering and no connection is open. Rejects after `ms`.
+   */
   cutOffWithin(path: string, ms: number): Promise<void>
   close(): Promise<void>
 }
@@ -34,13 +38,20 @@ export async function startTestServer(): Promise<TestServer> {
   const seen: SeenRequest[] = []
   const cutOff: string[] = []
   const waiters: { path: string; resolve: () => void }[] = []
+  const answering: string[] = []
+  const sockets = new Set<Socket>()
+  const letGo = (path: string) => cutOff.includes(path) || (sockets.size === 0 && !answering.includes(path))
+  const wake = () => {
+    for (const waiter of waiters.filter((w) => letGo(w.path))) waiter.resolve()
+  }
   const handle = (request: IncomingMessage, response: ServerResponse, body: string) => {
     const url = new URL(request.url ?? '/', 'http://test.invalid')
     seen.push({ method: request.method ?? '', path: url.pathname + url.search, headers: request.headers, body })
+    answering.push(url.pathname)
     response.on('close', () => {
-      if (response.writableFinished) return
-      cutOff.push(url.pathname)
-      for (const waiter of waiters.filter((w) => w.path === url.pathname)) waiter.resolve()
+      answering.splice(answering.indexOf(url.pathname), 1)
+      if (!response.writableFinished) cutOff.push(url.pathname)
+      wake()
     })
     switch (url.pathname) {
       case '/echo': {
@@ -81,6 +92,13 @@ export async function startTestServer(): Promise<TestServer> {
     request.on('data', (chunk: Buffer) => chunks.push(chunk))
     request.on('end', () => handle(request, response, Buffer.concat(chunks).toString('utf8')))
   })
+  server.on('connection', (socket: Socket) => {
+    sockets.add(socket)
+    socket.on('close', () => {
+      sockets.delete(socket)
+      wake()
+    })
+  })
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve))
   const { port } = server.address() as AddressInfo
   return {
@@ -89,16 +107,21 @@ export async function startTestServer(): Promise<TestServer> {
     seen,
     cutOff,
     cutOffWithin(path, ms) {
-      if (cutOff.includes(path)) return Promise.resolve()
+      if (letGo(path)) return Promise.resolve()
       return new Promise<void>((resolve, reject) => {
-        const timer = setTimeout(() => reject(new Error(`the server did not see the connection for ${path} closed within ${ms} ms`)), ms)
-        waiters.push({
+        const waiter = {
           path,
           resolve: () => {
             clearTimeout(timer)
+            waiters.splice(waiters.indexOf(waiter), 1)
             resolve()
           },
-        })
+        }
+        const timer = setTimeout(() => {
+          waiters.splice(waiters.indexOf(waiter), 1)
+          reject(new Error(`the server did not see the connection for ${path} closed within ${ms} ms`))
+        }, ms)
+        waiters.push(waiter)
       })
     },
     close() {

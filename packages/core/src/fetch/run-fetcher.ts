@@ -7,7 +7,7 @@ import { STATUS_CODES } from 'node:http'
 import type { Agent } from 'undici'
 import type { FetchPolicy } from './fetch-options.js'
 import { FetchRefusal } from './fetch-refusal.js'
-import { createGuardedAgent, loadUndici } from './guarded-agent.js'
+import { createGuardedAgent, loadUndici, type Undici } from './guarded-agent.js'
 import { readGuestRequest, type GuestRequest, type GuestResponse } from './request-shape.js'
 import { applySecrets, redactBytes, redactText } from './secrets.js'
 import { checkUrl } from './url-policy.js'
@@ -53,10 +53,12 @@ export class RunFetcher {
 
   private async perform(request: GuestRequest, runSignal: AbortSignal): Promise<GuestResponse> {
     const { policy } = this
-    const timeout = AbortSignal.timeout(policy.requestTimeoutMs)
-    const signal = AbortSignal.any([runSignal, timeout])
+    // The time per request counts from here: loading undici (once per process) is cordon's own
+    // cost, and the run's deadline bounds it.
     const undici = await loadUndici()
     const dispatcher = await this.dispatcher()
+    const timeout = AbortSignal.timeout(policy.requestTimeoutMs)
+    const signal = AbortSignal.any([runSignal, timeout])
     let verdict = checkUrl(request.url, policy.origins)
     let { method, body } = request
     let headers = request.headers
@@ -76,9 +78,9 @@ export class RunFetcher {
           )
         }
       }
-      let response: Awaited<ReturnType<typeof undici.request>>
+      let response: Awaited<ReturnType<Undici['request']>>
       try {
-        response = await undici.request(url, { method, headers: secrets.headers.flat(), body, dispatcher, signal })
+        response = await undici.request(dispatcher, url, { method, headers: secrets.headers.flat(), body, signal })
       } catch (error) {
         if (timeout.aborted && !runSignal.aborted) throw new FetchRefusal(`the request timed out after ${policy.requestTimeoutMs} ms`)
         throw error
