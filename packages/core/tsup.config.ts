@@ -4,4 +4,6 @@ const entry = { index: 'src/index.ts', backend: 'src/backend/index.ts' }
 
 // Modules with a `.browser.ts` variant (the guarded fetch, the built-in backends' imports) are
 // replaced by it in the browser build.
-export default [packageBuild({ entry }), browserBuild({ entry })]
+// The parse worker (src/parse-worker.ts, see src/parse-thread/) is a file of its own, beside the chunks; not in the browser
+// build, which parses on the page's thread.
+export default [packageBuild({ entry: { ...entry, 'parse-worker': 'src/parse-worker.ts' }, dts: { entry } }), browserBuild({ entry })]

@@ -1,5 +1,14 @@
 import type { RunEvent } from '@cordon/core'
-import { expectDeadline, expectError, expectHealthy, loggedAnything, logMessages, timedRun, timedRunThatStarts } from '../harness/run.js'
+import {
+  expectDeadline,
+  expectError,
+  expectHealthy,
+  expectOk,
+  loggedAnything,
+  logMessages,
+  timedRun,
+  timedRunThatStarts,
+} from '../harness/run.js'
 import { allowedLatenessMs, measureContention } from '../harness/cpu-contention.js'
 import { expectSameValue } from '../harness/same-value.js'
 import type { ConformanceCheck } from '../types.js'
@@ -42,7 +51,48 @@ function expectTurning(ticks: number, maxGapMs: number, what: string): void {
   }
 }
 
+/**
+ * The interval fired in at least a third of the 5 ms slots of `elapsedMs`. Parsing a large
+ * program on the host's thread takes most of a run's time there in one piece (a 1 MB program:
+ * ~700 of ~850 ms on a slow VM), leaving a sixth of the ticks.
+ */
+function expectTurningThroughout(ticks: number, maxGapMs: number, elapsedMs: number, what: string): void {
+  if (ticks < elapsedMs / 5 / 3) {
+    throw new Error(
+      `the host's 5 ms interval fired ${ticks} times in ${Math.round(elapsedMs)} ms ${what} (longest gap ${Math.round(maxGapMs)} ms): the host's thread was held`,
+    )
+  }
+}
+
+/** `count` statements: ~7 bytes each, TypeScript annotations on the first line when `typed`. */
+function largeProgram(count: number, typed: boolean): string {
+  return `let n${typed ? ': number' : ''} = 0\n${'n += 1\n'.repeat(count)}n`
+}
+
 export const preemptionChecks: ConformanceCheck[] = [
+  {
+    group: 'preemption',
+    name: "the host's event loop keeps turning while a large program, JavaScript or TypeScript, is prepared and run",
+    requires: preemptive,
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      // ~1 MB, the most code a run takes by default (maxCodeBytes), and ~200 KB of TypeScript:
+      // parsed and compiled wherever the backend likes, but not on the host's thread in one go.
+      for (const [count, typed] of [
+        [140_000, false],
+        [28_000, true],
+      ] as const) {
+        const what = `while a ${typed ? 'TypeScript' : 'JavaScript'} program of ${Math.round((count * 7) / 1000)} KB was prepared and run`
+        const {
+          value: timed,
+          ticks,
+          maxGapMs,
+        } = await ticksDuring(() => timedRun(sandbox, largeProgram(count, typed), { timeoutMs: 30_000 }))
+        expectSameValue(expectOk(timed.result), count, 'the large program')
+        expectTurningThroughout(ticks, maxGapMs, timed.elapsedMs, what)
+      }
+    },
+  },
   {
     group: 'preemption',
     name: "the host's event loop keeps turning while a guest spins",

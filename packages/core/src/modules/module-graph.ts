@@ -6,6 +6,8 @@
  */
 import type { RunError } from '../result.js'
 import type { NormalizedProgram } from '../normalize/index.js'
+import { askParseThread } from '../parse-thread/parse-thread.js'
+import { sucraseLoaded } from '../normalize/strip-types.js'
 import { compileModule, type CompileResult } from './compile-module.js'
 import type { ModuleSources } from './load-modules.js'
 
@@ -26,7 +28,7 @@ async function compileCached(name: string, source: string): Promise<CompileResul
     cache.set(key, hit)
     return hit
   }
-  const result = await compileModule(name, source)
+  const result = await compileAnywhere(name, source)
   // Two runs may compile the same module at once: count it once.
   if (!cache.has(key) && key.length <= MAX_CACHED_CHARS / 4) {
     cache.set(key, result)
@@ -38,6 +40,19 @@ async function compileCached(name: string, source: string): Promise<CompileResul
     }
   }
   return result
+}
+
+/** Modules up to this size compile on the host's thread once sucrase is loaded there. */
+const HERE_MAX_CHARS = 32 * 1024
+
+/** As programs (normalize/index.ts): large ones, and any before sucrase is loaded here, on the parse thread. */
+async function compileAnywhere(name: string, source: string): Promise<CompileResult> {
+  if (source.length <= HERE_MAX_CHARS && sucraseLoaded()) return compileModule(name, source)
+  const elsewhere = await askParseThread({ kind: 'module', name, source })
+  if (elsewhere === undefined) return compileModule(name, source)
+  if ('outOfMemory' in elsewhere)
+    return { ok: false, message: 'the module is too large to compile: the parser ran out of memory', line: 1, column: 1 }
+  return elsewhere.answer as CompileResult
 }
 
 export type CompiledModules = ReadonlyMap<string, CompileResult>

@@ -29,7 +29,20 @@ export type GuestParse =
   /** `error.offset` is an offset into `text` (the code, or its stripped form: same lines). */
   | { ok: false; error: ParseFailure; text: string }
 
-export async function parseGuestCode(code: string, forceTypeScript: boolean): Promise<GuestParse> {
+/** What `parseGuestCode` returns when the code needs sucrase and it may not be loaded here. */
+export const NEEDS_SUCRASE = Symbol('needs sucrase')
+
+/**
+ * With `sucraseHere` false, code that needs sucrase (TypeScript, JSX, or JavaScript that does not
+ * parse) returns NEEDS_SUCRASE instead: loading sucrase is ~120 ms of synchronous work, and the
+ * host's event loop does the rest of normalizing elsewhere (parse-thread/).
+ */
+export async function parseGuestCode(
+  code: string,
+  forceTypeScript: boolean,
+  sucraseHere = true,
+): Promise<GuestParse | typeof NEEDS_SUCRASE> {
+  if (forceTypeScript && !sucraseHere) return NEEDS_SUCRASE
   if (forceTypeScript) {
     const stripped = await stripTypes(code)
     if (!stripped.ok) return (!stripped.error.tooDeep && (await jsxInTypeScript(code))) || failure(code, stripped.error)
@@ -42,6 +55,7 @@ export async function parseGuestCode(code: string, forceTypeScript: boolean): Pr
   const jsError = analysis.error
   // Nesting too deep for acorn is too deep for sucrase too.
   if (jsError.tooDeep) return failure(code, jsError)
+  if (!sucraseHere) return NEEDS_SUCRASE
   if (code.charCodeAt(jsError.offset) === 60 /* < */ && (await parsesAsJsx(code))) {
     return failure(code, { ...jsError, message: JSX_MESSAGE })
   }
