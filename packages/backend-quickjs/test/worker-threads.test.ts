@@ -226,12 +226,16 @@ describe("console entries of a guest that goes on computing (the worker's interr
 })
 
 test('idle workers never keep the host process alive, and host flags such as --input-type do not reach them', () => {
+  // TypeScript and a 40 KB program are parsed on core's parse thread: idle, it must not keep the
+  // process alive either, and while it works the process must wait for it.
   const program = [
     "import { createSandbox } from '@cordon/core'",
     "import { createQuickJSBackend } from '@cordon/backend-quickjs'",
     'const sandbox = createSandbox(createQuickJSBackend())',
     "const r = await sandbox.run('6 * 7')",
-    'console.log(JSON.stringify(r.value))',
+    "const typed = await sandbox.run('const n: number = 6\\nn * 7')",
+    "const large = await sandbox.run('let n = 0\\n' + 'n += 7\\n'.repeat(6_000) + 'n / 1000')",
+    'console.log(JSON.stringify([r.value, typed.value, large.value]))',
     '// no dispose: the process must still exit on its own',
   ].join('\n')
   const started = performance.now()
@@ -241,7 +245,7 @@ test('idle workers never keep the host process alive, and host flags such as --i
     timeout: 20_000,
   })
   expect(child.stderr).toBe('')
-  expect(child.stdout.trim()).toBe('42')
+  expect(child.stdout.trim()).toBe('[42,42,42]')
   expect(child.status).toBe(0)
   expect(performance.now() - started).toBeLessThan(15_000)
 })

@@ -2,7 +2,7 @@
  * A worker thread for parsing (src/parse-worker.ts does the jobs): guest programs
  * (normalize/index.ts) and modules (modules/module-graph.ts) go there when they are large or need
  * sucrase, whose first load alone is ~120 ms of synchronous work. One worker, started on first need and ended after a minute
- * without work, unref'd so it never keeps the process alive. Where no worker can run (no worker
+ * without work; idle, it never keeps the process alive. Where no worker can run (no worker
  * file beside this module, as in a single-file bundle of the host), the answer is undefined and
  * the caller parses on its own thread.
  */
@@ -42,6 +42,8 @@ export async function askParseThread(job: ParseJob): Promise<ParseAnswer | undef
   if (thread === undefined) return undefined
   clearTimeout(thread.idle)
   const id = nextId++
+  // Held while it has work, as any pending I/O: the process waits for the answer.
+  thread.worker.ref()
   return new Promise((resolve) => {
     thread.pending.set(id, resolve)
     thread.worker.postMessage({ id, job })
@@ -75,13 +77,13 @@ async function start(): Promise<Thread | undefined> {
   }
   let answered = false
   let outOfMemory = false
-  worker.unref()
   worker.on('message', ({ id, answer }: { id: number; answer?: unknown }) => {
     answered = true
     // No answer: the job threw there (a bug); the caller does it itself.
     thread.pending.get(id)?.(answer === undefined ? undefined : { answer })
     thread.pending.delete(id)
     if (thread.pending.size > 0) return
+    worker.unref()
     thread.idle = setTimeout(() => {
       retire()
       void worker.terminate()
@@ -98,5 +100,7 @@ async function start(): Promise<Thread | undefined> {
     for (const answer of thread.pending.values()) answer(outOfMemory ? { outOfMemory: true } : undefined)
     thread.pending.clear()
   })
+  // Idle, it never keeps the process alive (unref after the listeners: adding one refs it again).
+  worker.unref()
   return thread
 }
