@@ -93,6 +93,27 @@ describe('tools', () => {
     expect(r.stats.toolCalls).toBe(2)
   })
 
+  it('takes a tool schema with an $id again in a fresh object each run, and in two tools at once', async () => {
+    // Hosts often build their tools per run; ajv refuses a second schema with an $id it has seen.
+    const weather = () => ({
+      $id: 'https://example.com/weather',
+      type: 'object',
+      properties: { city: { type: 'string' } },
+      required: ['city'],
+    })
+    const tools = () => ({
+      'w.now': { inputSchema: weather(), execute: ({ city }: { city: string }) => `sun in ${city}` },
+      'w.later': { inputSchema: weather(), execute: ({ city }: { city: string }) => `rain in ${city}` },
+    })
+    const code = `let bad
+try { await w.now({}) } catch (e) { bad = e.constructor.name }
+return [await w.now({ city: 'Oslo' }), await w.later({ city: 'Lima' }), bad]`
+    for (let run = 0; run < 3; run++) {
+      const r = await sandbox.run(code, { tools: tools() })
+      expect(r.ok ? r.value : r.error).toEqual(['sun in Oslo', 'rain in Lima', 'TypeError'])
+    }
+  })
+
   it('gives the guest only the message of a tool error', async () => {
     const r = await sandbox.run(`try { await svc.fail() } catch (e) { return [e.message, String(e.stack).includes('node_modules')] }`, {
       tools: {
