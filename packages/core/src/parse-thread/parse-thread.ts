@@ -1,10 +1,10 @@
 /**
  * A worker thread for parsing (src/parse-worker.ts does the jobs): guest programs
  * (normalize/index.ts) and modules (modules/module-graph.ts) go there when they are large or need
- * sucrase, whose first load alone is ~120 ms of synchronous work. One worker, started on first need and ended after a minute
- * without work; idle, it never keeps the process alive. Where no worker can run (no worker
- * file beside this module, as in a single-file bundle of the host), the answer is undefined and
- * the caller parses on its own thread.
+ * sucrase, whose first load alone is ~120 ms of synchronous work. One worker, started on first
+ * need and ended after a minute without work; idle, it never keeps the process alive. Where no
+ * worker can run (no worker file beside this module, as in a single-file bundle of the host), the
+ * answer is undefined and the caller parses on its own thread.
  */
 import type { Worker } from 'node:worker_threads'
 
