@@ -189,11 +189,12 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       const timed = await timedRun(sandbox, spin, { cpuProfile: { samplingIntervalUs: 200 }, timeoutMs })
       expectDeadline(timed, 'TIMEOUT', timeoutMs, options.timeoutSlackMs)
       expectHotFib(timed.result.cpuProfile, 'a run that timed out')
-      // The abort counts from the guest's first statement, not from the call: on a loaded machine
-      // a profiled run can take most of half a second to start, leaving nothing to sample.
+      // The abort comes once the guest has done CPU work in fib, not after wall time: on a loaded
+      // machine its thread can get a few milliseconds of half a second (the profile then had 3–4
+      // samples in all).
       const controller = new AbortController()
-      const tools = { 't.started': { execute: () => void setTimeout(() => controller.abort(), 500) } }
-      const aborted = await timedRun(sandbox, `await t.started()\n${spin}`, {
+      const tools = { 't.started': { execute: () => void setTimeout(() => controller.abort(), 100) } }
+      const aborted = await timedRun(sandbox, `${FIB}\nfor (let i = 0; i < 500; i++) fib(18)\nawait t.started()\nfor (;;) fib(18)`, {
         cpuProfile: { samplingIntervalUs: 200 },
         signal: controller.signal,
         tools,
