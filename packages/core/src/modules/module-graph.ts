@@ -6,7 +6,7 @@
  */
 import type { RunError } from '../result.js'
 import type { NormalizedProgram } from '../normalize/index.js'
-import { askParseThread } from '../parse-thread/parse-thread.js'
+import { askParseThread, PARSE_HERE_MAX_CHARS } from '../parse-thread/parse-thread.js'
 import { sucraseLoaded } from '../normalize/strip-types.js'
 import { compileModule, type CompileResult } from './compile-module.js'
 import type { ModuleSources } from './load-modules.js'
@@ -42,12 +42,9 @@ async function compileCached(name: string, source: string): Promise<CompileResul
   return result
 }
 
-/** Modules up to this size compile on the host's thread once sucrase is loaded there. */
-const HERE_MAX_CHARS = 32 * 1024
-
 /** As programs (normalize/index.ts): large ones, and any before sucrase is loaded here, on the parse thread. */
 async function compileAnywhere(name: string, source: string): Promise<CompileResult> {
-  if (source.length <= HERE_MAX_CHARS && sucraseLoaded()) return compileModule(name, source)
+  if (source.length <= PARSE_HERE_MAX_CHARS && sucraseLoaded()) return compileModule(name, source)
   const elsewhere = await askParseThread({ kind: 'module', name, source })
   if (elsewhere === undefined) return compileModule(name, source)
   if ('outOfMemory' in elsewhere)

@@ -13,7 +13,7 @@
 import { NormalizeCache } from './cache.js'
 import { NEEDS_SUCRASE } from './language.js'
 import { failure, normalizeProgram, type Normalized, type ProgramRequest } from './normalize-program.js'
-import { askParseThread } from '../parse-thread/parse-thread.js'
+import { askParseThread, PARSE_HERE_MAX_CHARS } from '../parse-thread/parse-thread.js'
 import { rememberProgram } from './positions.js'
 import { sucraseLoaded } from './strip-types.js'
 import type { NormalizeResult } from './types.js'
@@ -43,12 +43,6 @@ export async function normalizeCode(code: string, options: NormalizeOptions = {}
 }
 
 /**
- * Programs up to this size are normalized on the host's thread when they are JavaScript: parsing
- * 32 KB takes a few milliseconds on a slow VM, less than a round trip to another thread.
- */
-const HERE_MAX_CHARS = 32 * 1024
-
-/**
  * Parsing a large program, and loading sucrase for the first TypeScript (or unparsable) one, are
  * synchronous work: they run on the parse thread where there is one (parse-thread/), so no
  * guest's code holds the host's event loop (a 1 MB program held it 700 ms on a slow VM, the first
@@ -56,7 +50,7 @@ const HERE_MAX_CHARS = 32 * 1024
  * here.
  */
 async function normalizeAnywhere(request: ProgramRequest): Promise<NormalizeResult> {
-  if (request.code.length <= HERE_MAX_CHARS) {
+  if (request.code.length <= PARSE_HERE_MAX_CHARS) {
     const here = await normalizeProgram(request, sucraseLoaded())
     if (here !== NEEDS_SUCRASE) return here.result
   }

@@ -17,6 +17,12 @@ export interface ParseJob {
 /** The worker's answer; `outOfMemory` when the job ran it out of its heap. */
 export type ParseAnswer = { answer: unknown } | { outOfMemory: true }
 
+/**
+ * Code up to this size is parsed on the calling thread when it needs nothing loaded there:
+ * parsing 32 KB takes a few milliseconds on a slow VM, less than a round trip to the parse thread.
+ */
+export const PARSE_HERE_MAX_CHARS = 32 * 1024
+
 const IDLE_MS = 60_000
 /** Bounds the parser's heap: a pathological program costs the worker, never the host. */
 const RESOURCE_LIMITS = { maxOldGenerationSizeMb: 512, maxYoungGenerationSizeMb: 32 }
