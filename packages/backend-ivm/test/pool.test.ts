@@ -145,6 +145,31 @@ describe('IsolatePool', () => {
     pool.dispose()
   })
 
+  test('a run that finds the pool empty has its isolate made alone; the refill waits for it, then for the run', async () => {
+    const finish: (() => void)[] = []
+    const create = (memoryMb: number) =>
+      new Promise<GuestVm>((resolve) => finish.push(() => resolve({ memoryMb, dispose() {} } as unknown as GuestVm)))
+    let busy = false
+    const pool = new IsolatePool({ size: 2, burstSize: 8, idleMs: 60_000, create, busy: () => busy })
+    const own = pool.take(32)
+    for (let i = 0; i < 4; i++) await tick()
+    // Made beside it, the pool's isolates would compete with it for the main thread and the cores.
+    expect(finish).toHaveLength(1)
+    busy = true // the run has its isolate and is in flight
+    finish[0]!()
+    expect((await own).memoryMb).toBe(32)
+    for (let i = 0; i < 4; i++) await tick()
+    expect(finish).toHaveLength(1)
+    busy = false
+    pool.runEnded()
+    await until(() => finish.length === 3)
+    expect(finish).toHaveLength(3)
+    for (const done of finish.slice(1)) done()
+    await until(() => pool.size === 2)
+    expect(pool.size).toBe(2)
+    pool.dispose()
+  })
+
   test('size 0 creates on demand and keeps nothing', async () => {
     const { made, create } = fakeFactory()
     const pool = new IsolatePool({ size: 0, burstSize: 0, idleMs: 30, create, busy: () => false })
