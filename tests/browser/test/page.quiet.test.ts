@@ -71,6 +71,20 @@ for (const isolated of [false, true]) {
       expect(workers).toBe(true)
     })
 
+    it("validates a tool's input against its inputSchema, as on a server", async () => {
+      const value = await page.evaluate(async () => {
+        const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
+        const r = await sandbox.run(
+          "let refused\ntry { await tags.add([{ t: 'a' }, { t: 'a' }]) } catch (e) { refused = e.message }\n[await tags.add([{ t: 'a' }, { t: 'b' }]), refused]",
+          { tools: { 'tags.add': { inputSchema: { type: 'array', items: { type: 'object' }, uniqueItems: true }, execute: (t: object[]) => t.length } } },
+        )
+        return r.ok ? r.value : r.error
+      })
+      // No parse thread in a page: the schema is compiled on the page's thread, Ajv's helpers (here
+      // deep equality) bundled with the page.
+      expect(value).toEqual([2, 'Invalid arguments for tool tags.add: args must NOT have duplicate items (items ## 0 and 1 are identical)'])
+    })
+
     it('TypeScript, typed errors and the value model are the same as on a server', async () => {
       const results = await page.evaluate(async () => {
         const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }

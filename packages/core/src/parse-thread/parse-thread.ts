@@ -1,7 +1,8 @@
 /**
  * A worker thread for parsing (src/parse-worker.ts does the jobs): guest programs
  * (normalize/index.ts) and modules (modules/module-graph.ts) go there when they are large or need
- * sucrase, whose first load alone is ~120 ms of synchronous work. One worker, started on first
+ * sucrase, whose first load alone is ~120 ms of synchronous work, and tools' input schemas
+ * (tool-schema/schema-validator.ts), as loading Ajv is ~70 ms more. One worker, started on first
  * need and ended after a minute without work; idle, it never keeps the process alive. Where no
  * worker can run (no worker file beside this module, as in a single-file bundle of the host), the
  * answer is undefined and the caller parses on its own thread.

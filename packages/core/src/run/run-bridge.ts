@@ -8,7 +8,7 @@ import type { EventStream } from './event-stream.js'
 import type { ToolEndEvent, ToolErrorReason, ToolStartEvent } from './events.js'
 import type { ToolDefinition } from '../options.js'
 import type { ToolRegistry } from './tool-registry.js'
-import type { Validate } from './schema-validator.js'
+import type { Validate } from '../tool-schema/schema-validator.js'
 import type { Arrival } from '../durable/run-ledger.js'
 import { RunPaused, guestErrorFrom, type RunPauses } from '../durable/run-pauses.js'
 

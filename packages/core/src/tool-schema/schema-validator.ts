@@ -1,0 +1,100 @@
+/**
+ * Tool input validators, one per inputSchema (by object, and by JSON text). Compiled on the parse
+ * thread (compile-schema.ts), so that loading Ajv never holds the host's event loop; made into
+ * functions here (validator-source.ts), where validation runs synchronously at each tool call.
+ */
+import { SandboxError } from '../errors.js'
+import type { JsonSchema } from '../options.js'
+import { askParseThread } from '../parse-thread/parse-thread.js'
+import { compileSchemaSource, type SchemaSource } from './compile-schema.js'
+import { describeErrors, validatorFromSource } from './validator-source.js'
+
+export type Validate = (value: unknown) => string | undefined
+
+const compiled = new WeakMap<object, Validate>()
+/**
+ * The same, by the schema's JSON text, for hosts that build their tools (schemas included) for
+ * every run: each distinct schema is compiled once (~1.5 ms each on a slow VM), not once per run.
+ * Most recently used last; bounded.
+ */
+const compiledByText = new Map<string, Validate>()
+const MAX_TEXTS = 512
+/** Schemas being compiled, by JSON text. */
+const inFlight = new Map<string, Promise<{ validate: Validate } | { invalid: string }>>()
+
+function schemaText(schema: object): string | undefined {
+  try {
+    return JSON.stringify(schema)
+  } catch {
+    return undefined // not JSON (a cycle): compiled by identity only
+  }
+}
+
+/** On the parse thread, by its JSON text; here where there is none, or the schema is not JSON. */
+async function compileAnywhere(schema: Record<string, unknown>, text: string | undefined): Promise<SchemaSource> {
+  if (text !== undefined) {
+    const asked = await askParseThread({ kind: 'schema', text })
+    if (asked !== undefined) return 'outOfMemory' in asked ? { invalid: 'it is too large to compile' } : (asked.answer as SchemaSource)
+  }
+  return compileSchemaSource(schema)
+}
+
+/** Compiles one schema into a validator, or says why Ajv refused it. */
+async function makeValidator(schema: Record<string, unknown>, text: string | undefined): Promise<{ validate: Validate } | { invalid: string }> {
+  const source = await compileAnywhere(schema, text)
+  if ('invalid' in source) return source
+  const check = await validatorFromSource(source.source)
+  return { validate: (value) => (check(value) ? undefined : describeErrors(check.errors)) }
+}
+
+/** Compiles a tool's inputSchema once per schema (object, or JSON text); returns an error text or undefined. */
+export async function validatorFor(toolName: string, schema: JsonSchema): Promise<Validate> {
+  if (schema === true) return () => undefined
+  if (schema === false) return () => 'no input is accepted'
+  const cached = compiled.get(schema)
+  if (cached !== undefined) return cached
+  const text = schemaText(schema)
+  const same = text === undefined ? undefined : compiledByText.get(text)
+  if (same !== undefined && text !== undefined) {
+    compiledByText.delete(text)
+    compiledByText.set(text, same)
+    compiled.set(schema, same)
+    return same
+  }
+  // The same text being compiled for another tool (or run) meanwhile: once is enough.
+  let making = text === undefined ? undefined : inFlight.get(text)
+  if (making === undefined) {
+    making = makeValidator(schema, text)
+    if (text !== undefined) {
+      inFlight.set(text, making)
+      const done = () => inFlight.delete(text)
+      making.then(done, done)
+    }
+  }
+  const made = await making
+  if ('invalid' in made) {
+    throw new SandboxError('INVALID_OPTIONS', `tool "${toolName}": inputSchema is not a valid JSON Schema: ${made.invalid}`)
+  }
+  const validate = made.validate
+  compiled.set(schema, validate)
+  if (text !== undefined) {
+    compiledByText.set(text, validate)
+    if (compiledByText.size > MAX_TEXTS) compiledByText.delete(compiledByText.keys().next().value as string)
+  }
+  return validate
+}
+
+/**
+ * Compiles every schema of a tool set before the run starts, so validation is synchronous. All at
+ * once (each is a round trip to the parse thread); the first refused, in the tools' order, throws.
+ */
+export async function compileValidators(tools: ReadonlyMap<string, { inputSchema?: JsonSchema }>): Promise<Map<string, Validate>> {
+  const withSchema = [...tools].filter(([, tool]) => tool.inputSchema !== undefined)
+  const made = await Promise.allSettled(withSchema.map(([name, tool]) => validatorFor(name, tool.inputSchema!)))
+  const out = new Map<string, Validate>()
+  made.forEach((result, index) => {
+    if (result.status === 'rejected') throw result.reason
+    out.set(withSchema[index]![0], result.value)
+  })
+  return out
+}
