@@ -104,12 +104,19 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
 }
 
 /**
- * gzip by node:zlib where the host has it (Node, Bun, Deno: ~3 ms for the image), else through
- * the web streams every host has (~30 ms in Node, which loads its fetch implementation for them).
+ * gzip by node:zlib where the host has it (Node, Bun, Deno: ~3–8 ms for the image, on libuv's
+ * thread pool rather than the host's event loop), else through the web streams every host has
+ * (~30 ms in Node, which loads its fetch implementation for them).
  */
 async function gzip(bytes: Uint8Array, direction: 'compress' | 'decompress'): Promise<Uint8Array> {
   const zlib = await import('node:zlib').catch(() => undefined)
-  if (zlib !== undefined) return direction === 'compress' ? zlib.gzipSync(bytes, { level: 9 }) : zlib.gunzipSync(bytes)
+  if (zlib !== undefined) {
+    return new Promise((resolve, reject) => {
+      const done = (error: Error | null, result: Uint8Array) => (error ? reject(error) : resolve(result))
+      if (direction === 'compress') zlib.gzip(bytes, { level: 9 }, done)
+      else zlib.gunzip(bytes, done)
+    })
+  }
   const stream = direction === 'compress' ? new CompressionStream('gzip') : new DecompressionStream('gzip')
   const piped = new Blob([bytes as Uint8Array<ArrayBuffer>]).stream().pipeThrough(stream)
   return new Uint8Array(await new Response(piped).arrayBuffer())
