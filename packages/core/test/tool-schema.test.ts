@@ -32,7 +32,9 @@ describe('tool input schemas', () => {
         execute: ({ a, b }: { a: number; b: number }) => a + b,
       },
     }
-    expect(await callEach(tools, ['() => math.add({ a: 1, b: 2 })', "() => math.add({ a: 'x', b: 2 })", '() => math.add({ a: 1 })'])).toEqual([
+    expect(
+      await callEach(tools, ['() => math.add({ a: 1, b: 2 })', "() => math.add({ a: 'x', b: 2 })", '() => math.add({ a: 1 })']),
+    ).toEqual([
       3,
       'TypeError: Invalid arguments for tool math.add: args/a must be number',
       "TypeError: Invalid arguments for tool math.add: args must have required property 'b'",
@@ -53,7 +55,11 @@ describe('tool input schemas', () => {
         execute: () => 'ok',
       },
       'k.old': {
-        inputSchema: { $schema: 'http://json-schema.org/draft-07/schema#', definitions: { n: { type: 'integer' } }, items: { $ref: '#/definitions/n' } },
+        inputSchema: {
+          $schema: 'http://json-schema.org/draft-07/schema#',
+          definitions: { n: { type: 'integer' } },
+          items: { $ref: '#/definitions/n' },
+        },
         execute: () => 'ok',
       },
     }
@@ -86,7 +92,9 @@ describe('tool input schemas', () => {
     const r = sandbox.run('1', { tools: { 'bad.schema': { inputSchema: { type: 'no-such-type' }, execute: () => 1 } } })
     await expect(r).rejects.toMatchObject({
       code: 'INVALID_OPTIONS',
-      message: expect.stringMatching(/^tool "bad\.schema": inputSchema is not a valid JSON Schema: schema is invalid: data\/type must be/) as unknown,
+      message: expect.stringMatching(
+        /^tool "bad\.schema": inputSchema is not a valid JSON Schema: schema is invalid: data\/type must be/,
+      ) as unknown,
     })
   })
 
@@ -94,6 +102,9 @@ describe('tool input schemas', () => {
     const schema: Record<string, unknown> = { type: 'object' }
     schema.properties = { self: schema }
     const r = sandbox.run('1', { tools: { 'c.n': { inputSchema: schema, execute: () => 'ok' } } })
-    await expect(r).rejects.toMatchObject({ code: 'INVALID_OPTIONS', message: expect.stringMatching(/^tool "c\.n": inputSchema is not a valid JSON Schema/) as unknown })
+    await expect(r).rejects.toMatchObject({
+      code: 'INVALID_OPTIONS',
+      message: expect.stringMatching(/^tool "c\.n": inputSchema is not a valid JSON Schema/) as unknown,
+    })
   })
 })

@@ -76,7 +76,14 @@ for (const isolated of [false, true]) {
         const { sandbox } = globalThis as unknown as { sandbox: ReturnType<typeof cordon.createSandbox> }
         const r = await sandbox.run(
           "let refused\ntry { await tags.add([{ t: 'a' }, { t: 'a' }]) } catch (e) { refused = e.message }\n[await tags.add([{ t: 'a' }, { t: 'b' }]), refused]",
-          { tools: { 'tags.add': { inputSchema: { type: 'array', items: { type: 'object' }, uniqueItems: true }, execute: (t: object[]) => t.length } } },
+          {
+            tools: {
+              'tags.add': {
+                inputSchema: { type: 'array', items: { type: 'object' }, uniqueItems: true },
+                execute: (t: object[]) => t.length,
+              },
+            },
+          },
         )
         return r.ok ? r.value : r.error
       })

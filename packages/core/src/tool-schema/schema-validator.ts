@@ -40,7 +40,10 @@ async function compileAnywhere(schema: Record<string, unknown>, text: string | u
 }
 
 /** Compiles one schema into a validator, or says why Ajv refused it. */
-async function makeValidator(schema: Record<string, unknown>, text: string | undefined): Promise<{ validate: Validate } | { invalid: string }> {
+async function makeValidator(
+  schema: Record<string, unknown>,
+  text: string | undefined,
+): Promise<{ validate: Validate } | { invalid: string }> {
   const source = await compileAnywhere(schema, text)
   if ('invalid' in source) return source
   const check = await validatorFromSource(source.source)
