@@ -37,7 +37,16 @@ interface StoredDecision {
   baselineKb: number | null
   network: 'namespace' | 'permission-model' | 'none'
   notes: string[]
+  /**
+   * The engine that `engine: 'auto'` checked in a child of this plan and found working: a later
+   * backend starts it without a check run of its own (chosen-backend.ts). Only the first choice is
+   * remembered, so an engine installed later is never passed over for a remembered second choice.
+   */
+  engine?: RememberedEngine
 }
+
+/** The engine a cache entry may remember (see StoredDecision.engine). */
+export type RememberedEngine = 'isolated-vm'
 
 /** Keyed so that the compiler says when the probe learns a new flag. */
 const PERMISSION_FLAGS: Record<PermissionFlag, true> = { '--permission': true, '--experimental-permission': true }
@@ -52,7 +61,8 @@ export function decisionOf(result: LaunchResult & { ok: true }, key: string): St
   return {
     format: 1,
     key,
-    probedAt: new Date().toISOString(),
+    // Kept when an entry is written again to remember its engine.
+    probedAt: result.diagnostics.launchPlan?.probedAt ?? new Date().toISOString(),
     nodeVersion,
     permissionFlag,
     layers: {
@@ -64,6 +74,7 @@ export function decisionOf(result: LaunchResult & { ok: true }, key: string): St
     baselineKb: layers.dataLimit?.baselineKb ?? null,
     network: network === 'unknown' ? 'none' : network,
     notes: [...notes],
+    ...(result.diagnostics.launchPlan?.engine === undefined ? {} : { engine: result.diagnostics.launchPlan.engine }),
   }
 }
 
@@ -88,7 +99,7 @@ export function resultOf(stored: unknown, slot: PlanCacheSlot): LaunchResult | s
     layers: describeLayers(layers),
     network: decision.network,
     notes: [...decision.notes],
-    launchPlan: { source: 'cache', file: slot.file, probedAt: decision.probedAt },
+    launchPlan: { source: 'cache', file: slot.file, probedAt: decision.probedAt, ...(decision.engine ? { engine: decision.engine } : {}) },
   }
   return { ok: true, plan, diagnostics }
 }
@@ -126,7 +137,7 @@ function layersHere(decision: StoredDecision, slot: PlanCacheSlot): Layers | str
 /** The entry as a StoredDecision, or the first field that is wrong. */
 function checkShape(value: unknown): StoredDecision | string {
   if (!isRecord(value)) return 'not an object'
-  const { format, key, probedAt, nodeVersion, permissionFlag, layers, baselineKb, network, notes } = value
+  const { format, key, probedAt, nodeVersion, permissionFlag, layers, baselineKb, network, notes, engine } = value
   if (format !== 1) return 'format'
   if (typeof key !== 'string') return 'key'
   if (typeof probedAt !== 'string' || Number.isNaN(Date.parse(probedAt))) return 'probedAt'
@@ -146,6 +157,7 @@ function checkShape(value: unknown): StoredDecision | string {
   if (typeof network !== 'string' || !NETWORK_VERDICTS.includes(network)) return 'network'
   if (!Array.isArray(notes) || notes.length > MAX_NOTES || !notes.every((note) => typeof note === 'string' && note.length <= 2_000))
     return 'notes'
+  if (engine !== undefined && engine !== 'isolated-vm') return 'engine'
   return value as unknown as StoredDecision
 }
 

@@ -32,9 +32,10 @@ export interface Diagnostics {
   /**
    * Where this decision comes from (when available): `'probed'` by this process, or read from the
    * launch-plan cache (`'cache'`, see the `launchPlanCache` option); `file` is the cache entry read
-   * or written, `probedAt` when the cached decision was probed.
+   * or written, `probedAt` when the cached decision was probed; `engine`, the engine `'auto'` found
+   * working with this plan before, started since without a check run.
    */
-  launchPlan?: { source: 'probed' | 'cache'; file?: string; probedAt?: string }
+  launchPlan?: { source: 'probed' | 'cache'; file?: string; probedAt?: string; engine?: 'isolated-vm' }
 }
 
 export type LaunchResult =

@@ -1,7 +1,8 @@
-import { dropCachedPlan, openPlanCache, planCacheDir, readCachedPlan, writeCachedPlan } from './launch-plan-cache.js'
+import { dropCachedPlan, openPlanCache, planCacheDir, readCachedPlan, writeCachedPlan, type PlanCacheSlot } from './launch-plan-cache.js'
+import type { RememberedEngine } from './launch-plan-decision.js'
 import type { InitMessage } from './messages.js'
 import type { ResolvedOptions } from './options.js'
-import { probeLaunch, type LaunchResult } from './probe.js'
+import { probeLaunch, type Diagnostics, type LaunchResult } from './probe.js'
 
 /**
  * How children are launched here, decided once per settings and shared by the backends of this
@@ -27,6 +28,12 @@ export interface Launcher {
    * failure is real).
    */
   failed: (result: LaunchResult, reason: string) => Promise<LaunchResult> | undefined
+  /**
+   * `engine: 'auto'` checked `engine` in a child of `result`'s plan and it works (`engine`), or
+   * the engine it remembered did not load (undefined): kept with the decision, and in its cache
+   * entry, for the backends that start with it later (see StoredDecision.engine).
+   */
+  rememberEngine: (result: LaunchResult, engine: RememberedEngine | undefined) => void
 }
 
 const decisions = new Map<string, Promise<LaunchResult>>()
@@ -34,6 +41,8 @@ const decisions = new Map<string, Promise<LaunchResult>>()
 const settled = new Map<string, LaunchResult>()
 const proven = new WeakSet<LaunchResult>()
 const replacements = new WeakMap<LaunchResult, Promise<LaunchResult>>()
+/** The cache entry each decision was read from or written to. */
+const slots = new WeakMap<LaunchResult, PlanCacheSlot>()
 
 export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exposeProcess: boolean): Launcher {
   // On first use, not at construction: the default cache directory comes from the environment.
@@ -54,6 +63,7 @@ export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exp
         void share(keyOf(), decide(settings, init, exposeProcess, undefined, { slot, notes }))
         return undefined
       }
+      if (slot !== undefined) slots.set(cached, slot)
       void share(keyOf(), Promise.resolve(cached))
       settled.set(keyOf(), cached)
       return cached
@@ -69,6 +79,17 @@ export function sharedLauncher(settings: ResolvedOptions, init: InitMessage, exp
         replacements.set(result, again)
       }
       return again
+    },
+    rememberEngine: (result, engine) => {
+      if (!result.ok || result.diagnostics.launchPlan?.engine === engine) return
+      const plan: NonNullable<Diagnostics['launchPlan']> = { ...(result.diagnostics.launchPlan ?? { source: 'probed' }) }
+      if (engine === undefined) delete plan.engine
+      else plan.engine = engine
+      result.diagnostics.launchPlan = plan
+      const slot = slots.get(result)
+      const notes: string[] = []
+      if (slot !== undefined) writeCachedPlan(slot, result, notes)
+      for (const note of notes) if (!result.diagnostics.notes.includes(note)) result.diagnostics.notes.push(note)
     },
   }
 }
@@ -109,12 +130,16 @@ async function decide(
     notes.push(`the cached launch plan ${stale.file ?? ''} did not start a child (${stale.reason.slice(0, 300)}): probed again`)
   } else if (slot !== undefined && missed === undefined) {
     const cached = readCachedPlan(slot, notes)
-    if (cached !== undefined) return cached
+    if (cached !== undefined) {
+      slots.set(cached, slot)
+      return cached
+    }
   }
   const result = await probeLaunch(settings, init)
   if (result.ok) {
     const written = slot !== undefined && writeCachedPlan(slot, result, notes)
     result.diagnostics.launchPlan = written ? { source: 'probed', file: slot.file } : { source: 'probed' }
+    if (written) slots.set(result, slot)
   }
   // Reading and writing may find the same problem (a directory others may write to): say it once.
   for (const note of notes) if (!result.diagnostics.notes.includes(note)) result.diagnostics.notes.push(note)

@@ -53,11 +53,11 @@ async function runOnce(options: SubprocessBackendOptions): Promise<{ value: unkn
 }
 
 /** Runs `1 + 2` in a fresh Node process on the built package, with `dir` as its cache. */
-function runInFreshProcess(dir: string): Promise<{ value: unknown; diagnostics: SubprocessDiagnostics }> {
+function runInFreshProcess(dir: string, engine = 'auto'): Promise<{ value: unknown; diagnostics: SubprocessDiagnostics }> {
   const script = `
     import { createSandbox } from '@cordon/core'
     import { createSubprocessBackend } from ${JSON.stringify(pathToFileURL(path.join(packageRoot, 'dist/index.js')).href)}
-    const backend = createSubprocessBackend({ launchPlanCache: process.env.PLAN_DIR })
+    const backend = createSubprocessBackend({ launchPlanCache: process.env.PLAN_DIR, engine: ${JSON.stringify(engine)} })
     const sandbox = createSandbox(backend)
     const result = await sandbox.run('1 + 2')
     const diagnostics = await backend.diagnose()
@@ -121,7 +121,7 @@ describe('launch-plan cache', () => {
 
   it('a fresh process reads the entry instead of probing, and its run gives the right value', async () => {
     const before = fs.statSync(probedEntry).mtimeMs
-    const { value, diagnostics } = await runInFreshProcess(probedDir)
+    const { value, diagnostics } = await runInFreshProcess(probedDir, 'node-vm')
     expect(value).toBe(3)
     expect(diagnostics.launchPlan?.source).toBe('cache')
     expect(diagnostics.launchPlan?.file).toBe(probedEntry)
@@ -130,6 +130,60 @@ describe('launch-plan cache', () => {
     expect(diagnostics.network).toBe(probed.network)
     expect(fs.statSync(probedEntry).mtimeMs).toBe(before)
   })
+
+  it.runIf(process.platform === 'linux')(
+    "engine 'auto' remembers in the entry the engine it checked; the next fresh process starts that engine without a check",
+    async () => {
+      const dir = copyOf(probedEntry)
+      const entry = entryIn(dir)
+      const first = await runInFreshProcess(dir)
+      expect(first.value).toBe(3)
+      expect(first.diagnostics.engine).toBe('isolated-vm')
+      expect(first.diagnostics.launchPlan).toMatchObject({ source: 'cache', file: entry, engine: 'isolated-vm' })
+      const stored = readDecision(entry)
+      expect(stored.engine).toBe('isolated-vm')
+      // The same decision otherwise, from the same probe.
+      expect({ ...stored, engine: undefined }).toEqual({ ...readDecision(probedEntry), engine: undefined })
+      const written = fs.statSync(entry).mtimeMs
+      const second = await runInFreshProcess(dir)
+      expect(second.value).toBe(3)
+      expect(second.diagnostics.engine).toBe('isolated-vm')
+      expect(second.diagnostics.notes.join('\n')).toContain('passed its check with this launch plan before')
+      expect(fs.statSync(entry).mtimeMs).toBe(written)
+    },
+  )
+
+  it.runIf(process.platform === 'linux')(
+    'a remembered engine that no longer loads costs a check, never the run: it goes to the engine chosen, and the entry forgets it',
+    async () => {
+      // A Node that refuses native addons: isolated-vm cannot load in its children, QuickJS can.
+      // Beside the cache, in a folder any user may enter (children may run as nobody).
+      const bin = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-node-without-addons-'))
+      fs.chmodSync(bin, 0o755)
+      const wrapper = path.join(bin, 'node')
+      fs.writeFileSync(wrapper, `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} --no-addons "$@"\n`, { mode: 0o755 })
+      try {
+        const probedHere = newDir()
+        await runOnce({ launchPlanCache: probedHere, nodePath: wrapper })
+        // As the entry would be had isolated-vm loaded when it was checked; a directory of its own,
+        // so that this process's backends have not decided with it yet.
+        const dir = copyOf(entryIn(probedHere), (decision) => (decision.engine = 'isolated-vm'))
+        const backend = createSubprocessBackend({ launchPlanCache: dir, nodePath: wrapper })
+        const sandbox = createSandbox(backend)
+        try {
+          expect(valueOf(await sandbox.run('[1, 2].length + 1'))).toBe(3)
+          const diagnostics = await backend.diagnose()
+          expect(diagnostics.engine).toBe('quickjs')
+          expect(diagnostics.notes.join('\n')).toMatch(/engine isolated-vm: .*addons/i)
+          expect(readDecision(entryIn(dir)).engine).toBeUndefined()
+        } finally {
+          await sandbox.dispose()
+        }
+      } finally {
+        fs.rmSync(bin, { recursive: true, force: true })
+      }
+    },
+  )
 
   it('a backend of this process with another cache directory holding the entry reads it too', async () => {
     const dir = copyOf(probedEntry)

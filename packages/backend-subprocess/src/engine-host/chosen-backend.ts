@@ -6,7 +6,7 @@
 import { watchStop, type ExecuteOutcome, type ExecuteRequest, type SandboxBackend } from '@cordon/core/backend'
 import type { EngineName } from '../engine-child/engine-init.js'
 import type { ResolvedOptions } from '../options.js'
-import type { Diagnostics } from '../probe.js'
+import type { Diagnostics, LaunchResult } from '../probe.js'
 import type { Launcher } from '../shared-probe.js'
 import { createEngineHost, type ChildStartWatch, type EngineHost } from './engine-backend.js'
 
@@ -32,21 +32,21 @@ async function checkedHost(
   settings: ResolvedOptions,
   launcher: Launcher,
   host = createEngineHost(engine, settings, launcher),
-): Promise<{ host: EngineHost; problem: string | undefined }> {
+): Promise<{ host: EngineHost; problem: string | undefined; result: LaunchResult }> {
   // With the plan known already, this starts the child the check runs in before anything awaits.
   host.prepare()
   const result = await launcher.plan()
   const problem = await host.check()
   if (problem === undefined) {
     launcher.started(result)
-    return { host, problem }
+    return { host, problem, result }
   }
   const again = ENGINE_CANNOT_LOAD.test(problem) ? undefined : launcher.failed(result, problem)
-  if (again === undefined) return { host, problem }
-  await again
+  if (again === undefined) return { host, problem, result }
+  const replanned = await again
   await host.dispose()
   const fresh = createEngineHost(engine, settings, launcher)
-  return { host: fresh, problem: await fresh.check() }
+  return { host: fresh, problem: await fresh.check(), result: replanned }
 }
 
 /**
@@ -55,7 +55,13 @@ async function checkedHost(
  * probed again, the host rebuilt on the new one, and a run that failed meanwhile tried once more:
  * a stale cache entry costs time, never a run.
  */
-export function createEngineBackend(engine: EngineName, settings: ResolvedOptions, launcher: Launcher): EngineChoiceBackend {
+export function createEngineBackend(
+  engine: EngineName,
+  settings: ResolvedOptions,
+  launcher: Launcher,
+  /** Its engine passed a check with this plan before (`'auto'` remembered it): `diagnose()` runs none. */
+  checkedBefore = false,
+): EngineChoiceBackend {
   let replanned: Promise<unknown> | undefined
   const watch: ChildStartWatch = {
     started: (result) => launcher.started(result),
@@ -118,7 +124,7 @@ export function createEngineBackend(engine: EngineName, settings: ResolvedOption
     async diagnose() {
       const chosen = await current()
       const diagnostics = await chosen.diagnose()
-      if (!diagnostics.available) return diagnostics
+      if (!diagnostics.available || checkedBefore) return diagnostics
       const problem = await chosen.check()
       return problem === undefined ? diagnostics : { ...diagnostics, available: false, reason: problem }
     },
@@ -131,6 +137,13 @@ export function createEngineBackend(engine: EngineName, settings: ResolvedOption
 /**
  * The first engine that works here. Its capabilities are the floor of the three choices
  * (`nodeVm`'s), since which engine runs is known only once children were started.
+ *
+ * Choosing starts a child of each engine in turn and runs `1 + 1` in it. When the launch plan
+ * remembers that isolated-vm passed that check with it (the launch-plan cache keeps it, see
+ * StoredDecision.engine), isolated-vm is used without a check: the first run is the child's first
+ * run (a fresh process's first result 10–17 ms sooner). Should it not load now, the run ends
+ * BACKEND_UNAVAILABLE before any guest code ran: the memory is dropped, the engines are checked
+ * as without one, and the run goes to the engine chosen.
  */
 export function createAutoBackend(
   settings: ResolvedOptions,
@@ -141,19 +154,43 @@ export function createAutoBackend(
   const passedOver: string[] = []
   let disposed = false
   let choice: Promise<EngineHost | undefined> | undefined
+  const keyOf = (engine: EngineName) => JSON.stringify([engine, settings.nodePath, settings.networkIsolation])
+
+  /** isolated-vm as the launch plan remembers it (undefined: no memory, or dropped). */
+  let remembered: { backend: EngineChoiceBackend; result: LaunchResult } | null | undefined
+  const rememberedEngine = (): EngineChoiceBackend | undefined => {
+    if (remembered === undefined) {
+      const known = launcher.known()
+      const usable =
+        known?.ok === true && known.diagnostics.launchPlan?.engine === 'isolated-vm' && !failedEngines.has(keyOf('isolated-vm'))
+      remembered = usable ? { backend: createEngineBackend('isolated-vm', settings, launcher, true), result: known } : null
+    }
+    return remembered?.backend
+  }
+  /** The remembered engine did not load: forget it here and in the cache, and choose as without it. */
+  const forgetRemembered = () => {
+    if (!remembered) return
+    launcher.rememberEngine(remembered.result, undefined)
+    void remembered.backend.dispose()
+    remembered = null
+  }
 
   const choose = (): Promise<EngineHost | undefined> =>
     (choice ??= (async () => {
       for (const engine of ['isolated-vm', 'quickjs'] as const) {
         if (disposed) return undefined
-        const key = JSON.stringify([engine, settings.nodePath, settings.networkIsolation])
+        const key = keyOf(engine)
         const known = failedEngines.get(key)
         if (known !== undefined) {
           passedOver.push(`${engine}: ${known}`)
           continue
         }
-        const { host, problem } = await checkedHost(engine, settings, launcher)
-        if (problem === undefined && !disposed) return host
+        const { host, problem, result } = await checkedHost(engine, settings, launcher)
+        if (problem === undefined && !disposed) {
+          // The next backend (in this process, or one reading the cache) starts it without a check.
+          if (engine === 'isolated-vm') launcher.rememberEngine(result, engine)
+          return host
+        }
         passedOver.push(`${engine}: ${problem ?? 'the backend was disposed'}`)
         // An engine that cannot load here will not load for the next backend either.
         if (problem !== undefined && ENGINE_CANNOT_LOAD.test(problem)) failedEngines.set(key, problem)
@@ -169,10 +206,19 @@ export function createAutoBackend(
     name: 'subprocess',
     capabilities: fallback.capabilities,
     prepare() {
-      // The engine is chosen (its first child started) while core checks the first program.
-      if (!disposed) void choose()
+      if (disposed) return
+      // The engine's first child starts (or the choice does) while core checks the first program.
+      const fast = rememberedEngine()
+      if (fast !== undefined) fast.prepare?.()
+      else void choose()
     },
     async execute(request: ExecuteRequest): Promise<ExecuteOutcome> {
+      const fast = rememberedEngine()
+      if (fast !== undefined) {
+        const outcome = await fast.execute(request)
+        if (outcome.ok || outcome.error.code !== 'BACKEND_UNAVAILABLE' || disposed) return outcome
+        forgetRemembered()
+      }
       // The first run waits for the choice (a child or two started): a stop must not wait for it.
       const chosen = await new Promise<EngineHost | undefined | ExecuteOutcome>((resolve) => {
         const stopWatching = watchStop(request, (error) => resolve({ ok: false, error }))
@@ -185,14 +231,29 @@ export function createAutoBackend(
       return backend(chosen).execute(request)
     },
     async openSession(request) {
+      const fast = rememberedEngine()
+      if (fast !== undefined) {
+        try {
+          return await fast.openSession!(request)
+        } catch (error) {
+          if ((error as { code?: unknown }).code !== 'BACKEND_UNAVAILABLE' || disposed) throw error
+          forgetRemembered()
+        }
+      }
       return backend(await choose()).openSession!(request)
     },
     async dispose() {
       disposed = true
       const host = await choice
-      await Promise.all([host?.dispose(), fallback.dispose()])
+      await Promise.all([host?.dispose(), fallback.dispose(), remembered?.backend.dispose()])
     },
     async diagnose() {
+      const fast = rememberedEngine()
+      if (fast !== undefined) {
+        const diagnostics = await fast.diagnose()
+        const note = 'engine isolated-vm: passed its check with this launch plan before (the launch-plan cache remembers it)'
+        return { ...diagnostics, engine: 'isolated-vm', notes: [...diagnostics.notes, note] }
+      }
       const host = await choose()
       const diagnostics = host === undefined ? await fallback.diagnose() : await host.diagnose()
       const engine = host?.engine ?? 'node-vm'
@@ -200,6 +261,8 @@ export function createAutoBackend(
       return { ...diagnostics, engine, notes: [...diagnostics.notes, ...notes] }
     },
     async warm(memoryMb) {
+      const fast = rememberedEngine()
+      if (fast !== undefined) return fast.warm(memoryMb)
       const host = await choose()
       if (host === undefined) await fallback.warm(memoryMb)
     },
