@@ -10,6 +10,7 @@ import type { Agent, buildConnector, Dispatcher } from 'undici'
 import { addressRefusal } from './address-class.js'
 import type { FetchPolicy } from './fetch-options.js'
 import { FetchRefusal } from './fetch-refusal.js'
+import { loadUndiciFiles } from './undici-steps.js'
 
 /** The three parts of undici the guarded fetch uses. */
 export interface Undici {
@@ -23,24 +24,20 @@ type RequestOptions = Pick<Dispatcher.RequestOptions, 'method' | 'headers' | 'bo
 let loaded: Promise<Undici> | undefined
 
 /**
- * undici's Agent, connector and request, loaded on the first fetch, after one check that the
- * loaded Agent calls our connector. Only these files are loaded, not the package's entry: the
- * entry also loads undici's own fetch, WebSocket, cache and mocks, ~3× the time, and loading is
- * synchronous work on the host's event loop (130 ms against 450 on a slow VM). Importing files by
- * path also gets the real undici on Bun, which answers the bare specifier `undici` with a stand-in
- * of its own that ignores connectors; should a runtime still substitute it, the check refuses
- * every fetch instead of sending it unguarded.
+ * undici's Agent, connector and request, loaded on the first fetch, after one check
+ * that the loaded Agent calls our connector. Only these files are loaded, not the package's
+ * entry: the entry also loads undici's own fetch, WebSocket, cache and mocks, ~3× the time, and
+ * loading is synchronous work on the host's event loop (130 ms against 450 on a slow VM), spread
+ * here over one file per turn (undici-steps.ts). Loading files by path also gets the real undici
+ * on Bun, which answers the bare specifier `undici` with a stand-in of its own that ignores
+ * connectors; should a runtime still substitute it, the check refuses every fetch instead of
+ * sending it unguarded.
  */
 export function loadUndici(): Promise<Undici> {
-  loaded ??= Promise.all([
-    import('undici/lib/dispatcher/agent.js'),
-    import('undici/lib/core/connect.js'),
-    import('undici/lib/api/api-request.js'),
-  ]).then(async ([agent, connect, api]) => {
-    const requestOn = api.default
+  loaded ??= loadUndiciFiles().then(async ({ Agent, buildConnector, request: requestOn }) => {
     const undici: Undici = {
-      Agent: agent.default,
-      buildConnector: connect.default,
+      Agent,
+      buildConnector,
       request: (dispatcher, url, options) =>
         requestOn.call(dispatcher, { ...options, origin: url.origin, path: url.pathname + url.search }),
     }
