@@ -156,9 +156,11 @@ export function createAutoBackend(
   let choice: Promise<EngineHost | undefined> | undefined
   const keyOf = (engine: EngineName) => JSON.stringify([engine, settings.nodePath, settings.networkIsolation])
 
-  /** isolated-vm as the launch plan remembers it (undefined: no memory, or dropped). */
+  /** isolated-vm as the launch plan remembers it; null: no memory, or dropped; undefined: not looked yet. */
   let remembered: { backend: EngineChoiceBackend; result: LaunchResult } | null | undefined
   const rememberedEngine = (): EngineChoiceBackend | undefined => {
+    // Disposed before it looked: no engine backend is made (it would start a child).
+    if (disposed && remembered === undefined) return undefined
     if (remembered === undefined) {
       const known = launcher.known()
       const usable =
