@@ -11,16 +11,16 @@ import { describeErrors, validatorFromSource } from './validator-source.js'
 
 export type Validate = (value: unknown) => string | undefined
 
+type Made = { validate: Validate } | { invalid: string }
+
 const compiled = new WeakMap<object, Validate>()
 /**
- * The same, by the schema's JSON text, for hosts that build their tools (schemas included) for
- * every run: each distinct schema is compiled once (~1.5 ms each on a slow VM), not once per run.
- * Most recently used last; bounded.
+ * The same, by the schema's JSON text, being made or made, for hosts that build their tools
+ * (schemas included) for every run, and tools that share a schema: each distinct schema is
+ * compiled once (~1.5 ms each on a slow VM), not once per run. Most recently used last; bounded.
  */
-const compiledByText = new Map<string, Validate>()
+const byText = new Map<string, Promise<Made>>()
 const MAX_TEXTS = 512
-/** Schemas being compiled, by JSON text. */
-const inFlight = new Map<string, Promise<{ validate: Validate } | { invalid: string }>>()
 
 function schemaText(schema: object): string | undefined {
   try {
@@ -40,51 +40,33 @@ async function compileAnywhere(schema: Record<string, unknown>, text: string | u
 }
 
 /** Compiles one schema into a validator, or says why Ajv refused it. */
-async function makeValidator(
-  schema: Record<string, unknown>,
-  text: string | undefined,
-): Promise<{ validate: Validate } | { invalid: string }> {
+async function makeValidator(schema: Record<string, unknown>, text: string | undefined): Promise<Made> {
   const source = await compileAnywhere(schema, text)
   if ('invalid' in source) return source
   const check = await validatorFromSource(source.source)
   return { validate: (value) => (check(value) ? undefined : describeErrors(check.errors)) }
 }
 
-/** Compiles a tool's inputSchema once per schema (object, or JSON text); returns an error text or undefined. */
+/** A tool's input validator, compiled once per schema (object, or JSON text); throws INVALID_OPTIONS for a schema Ajv refuses. */
 export async function validatorFor(toolName: string, schema: JsonSchema): Promise<Validate> {
   if (schema === true) return () => undefined
   if (schema === false) return () => 'no input is accepted'
   const cached = compiled.get(schema)
   if (cached !== undefined) return cached
   const text = schemaText(schema)
-  const same = text === undefined ? undefined : compiledByText.get(text)
-  if (same !== undefined && text !== undefined) {
-    compiledByText.delete(text)
-    compiledByText.set(text, same)
-    compiled.set(schema, same)
-    return same
-  }
-  // The same text being compiled for another tool (or run) meanwhile: once is enough.
-  let making = text === undefined ? undefined : inFlight.get(text)
-  if (making === undefined) {
-    making = makeValidator(schema, text)
-    if (text !== undefined) {
-      inFlight.set(text, making)
-      const done = () => inFlight.delete(text)
-      making.then(done, done)
-    }
+  let making = text === undefined ? undefined : byText.get(text)
+  if (making === undefined) making = makeValidator(schema, text)
+  if (text !== undefined) {
+    byText.delete(text)
+    byText.set(text, making)
+    if (byText.size > MAX_TEXTS) byText.delete(byText.keys().next().value as string)
   }
   const made = await making
   if ('invalid' in made) {
     throw new SandboxError('INVALID_OPTIONS', `tool "${toolName}": inputSchema is not a valid JSON Schema: ${made.invalid}`)
   }
-  const validate = made.validate
-  compiled.set(schema, validate)
-  if (text !== undefined) {
-    compiledByText.set(text, validate)
-    if (compiledByText.size > MAX_TEXTS) compiledByText.delete(compiledByText.keys().next().value as string)
-  }
-  return validate
+  compiled.set(schema, made.validate)
+  return made.validate
 }
 
 /**
