@@ -5,7 +5,8 @@ import { resolveFetchPolicy } from '../src/fetch/fetch-options.js'
 import { FetchRefusal } from '../src/fetch/fetch-refusal.js'
 import { readGuestRequest } from '../src/fetch/request-shape.js'
 import { applySecrets, redactBytes, redactText } from '../src/fetch/secrets.js'
-import { checkUrl, hostOf, originOf } from '../src/fetch/url-policy.js'
+import { checkUrl } from '../src/fetch/check-url.js'
+import { hostOf, originOf } from '../src/fetch/url-policy.js'
 import { isSandboxError } from '../src/index.js'
 
 describe('classifyAddress', () => {

@@ -10,7 +10,7 @@ import { FetchRefusal } from './fetch-refusal.js'
 import { createGuardedAgent, loadUndici, type Undici } from './guarded-agent.js'
 import { readGuestRequest, type GuestRequest, type GuestResponse } from './request-shape.js'
 import { applySecrets, redactBytes, redactText } from './secrets.js'
-import { checkUrl } from './url-policy.js'
+import { checkUrl } from './check-url.js'
 
 const REDIRECTS = new Set([301, 302, 303, 307, 308])
 /** Headers that must not follow a redirect to another origin (WHATWG fetch drops the first). */

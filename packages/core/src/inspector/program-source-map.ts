@@ -9,12 +9,8 @@
 import { encode, decode, type SourceMapMappings, type SourceMapSegment } from '@jridgewell/sourcemap-codec'
 import { bodyOf, toUserPosition, type NormalizedProgram } from '../normalize/index.js'
 import { lineStartsOf } from '../normalize/positions.js'
-import { loadSucrase } from '../normalize/strip-types.js'
-
-/** The name the user's code has in the debugger. */
-export function programSourceName(program: NormalizedProgram): string {
-  return program.language === 'ts' ? 'cordon:///program.ts' : 'cordon:///program.js'
-}
+import { loadSucrase } from '../normalize/sucrase-loader.js'
+import { programSourceName } from './program-source-name.js'
 
 const TOKEN = /[\w$]+|[^\s\w$]/g
 

@@ -12,7 +12,9 @@
 import type { Options, Program } from 'acorn'
 import { LinearParser } from '../normalize/acorn-parser.js'
 import { lineColumn, toFailure } from '../normalize/parse.js'
-import { loadSucrase, stripTypes } from '../normalize/strip-types.js'
+import { loadSucrase } from '../normalize/sucrase-loader.js'
+import { stripTypes } from '../normalize/strip-types.js'
+import { MODULE_PARAMS } from './registry-source.js'
 
 export interface CompiledModule {
   /** Function body: a first line of setup (strict mode, hoisted exports), then the module's lines. */
@@ -26,8 +28,6 @@ export type CompileResult = { ok: true; module: CompiledModule } | { ok: false; 
 const MODULE_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'module' }
 const SCRIPT_OPTIONS: Options = { ecmaVersion: 'latest', sourceType: 'script' }
 const TYPESCRIPT_NAME = /\.[mc]?ts$/
-
-export const MODULE_PARAMS = '(exports, require)'
 
 export function isTypeScriptModule(name: string): boolean {
   return TYPESCRIPT_NAME.test(name)

@@ -9,9 +9,8 @@
 import { GUEST_FILENAME } from '../guest/runtime-source.js'
 import type { NormalizedProgram } from '../normalize/index.js'
 import { lineStartsOf } from '../normalize/positions.js'
-import { MODULE_PARAMS } from './compile-module.js'
 import { syntaxMessage, type CompiledModules } from './module-graph.js'
-import { REGISTRY_SOURCE } from './registry-source.js'
+import { MODULE_PARAMS, REGISTRY_SOURCE } from './registry-source.js'
 
 export interface ModuleSpan {
   name: string

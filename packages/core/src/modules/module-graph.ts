@@ -7,8 +7,8 @@
 import type { RunError } from '../result.js'
 import type { NormalizedProgram } from '../normalize/index.js'
 import { askParseThread, PARSE_HERE_MAX_CHARS } from '../parse-thread/parse-thread.js'
-import { sucraseLoaded } from '../normalize/strip-types.js'
-import { compileModule, type CompileResult } from './compile-module.js'
+import { sucraseLoaded } from '../normalize/sucrase-loader.js'
+import type { CompileResult } from './compile-module.js'
 import type { ModuleSources } from './load-modules.js'
 
 /**
@@ -44,9 +44,10 @@ async function compileCached(name: string, source: string): Promise<CompileResul
 
 /** As programs (normalize/index.ts): large ones, and any before sucrase is loaded here, on the parse thread. */
 async function compileAnywhere(name: string, source: string): Promise<CompileResult> {
-  if (source.length <= PARSE_HERE_MAX_CHARS && sucraseLoaded()) return compileModule(name, source)
+  // The compiler and its parser load with the first module (normalize/index.ts says why).
+  if (source.length <= PARSE_HERE_MAX_CHARS && sucraseLoaded()) return (await import('./compile-module.js')).compileModule(name, source)
   const elsewhere = await askParseThread({ kind: 'module', name, source })
-  if (elsewhere === undefined) return compileModule(name, source)
+  if (elsewhere === undefined) return (await import('./compile-module.js')).compileModule(name, source)
   if ('outOfMemory' in elsewhere)
     return { ok: false, message: 'the module is too large to compile: the parser ran out of memory', line: 1, column: 1 }
   return elsewhere.answer as CompileResult

@@ -21,6 +21,9 @@
  */
 import { DYNAMIC_IMPORT_BINDING, REQUIRE_BINDING } from '../normalize/imports.js'
 
+/** The parameters of the function each compiled module becomes (compile-module.ts); the registry calls it with them. */
+export const MODULE_PARAMS = '(exports, require)'
+
 export const REGISTRY_SOURCE = [
   'var __cordon_registry__;',
   'function ' + REQUIRE_BINDING + '(specifier) {',

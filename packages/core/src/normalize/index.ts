@@ -11,11 +11,11 @@
  * results (cache.ts) and picks the thread (parse-thread/).
  */
 import { NormalizeCache } from './cache.js'
-import { NEEDS_SUCRASE } from './language.js'
-import { failure, normalizeProgram, type Normalized, type ProgramRequest } from './normalize-program.js'
+import { failure } from './failure.js'
+import type { Normalized, ProgramRequest } from './normalize-program.js'
 import { askParseThread, PARSE_HERE_MAX_CHARS } from '../parse-thread/parse-thread.js'
 import { rememberProgram } from './positions.js'
-import { sucraseLoaded } from './strip-types.js'
+import { NEEDS_SUCRASE, sucraseLoaded } from './sucrase-loader.js'
 import type { NormalizeResult } from './types.js'
 
 export type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
@@ -29,6 +29,21 @@ export interface NormalizeOptions {
 }
 
 const cache = new NormalizeCache()
+
+let steps: Promise<typeof import('./normalize-program.js')> | undefined
+/**
+ * The steps and their parser (acorn, ~6 ms to load) are loaded by the first program, not by
+ * importing core: that program's backend has started preparing by then (sandbox.ts), so a fresh
+ * process's first engine starts that much sooner.
+ */
+function loadSteps(): Promise<typeof import('./normalize-program.js')> {
+  if (steps === undefined) {
+    steps = import('./normalize-program.js')
+    // A failed load (a broken install) is retried by the next program.
+    steps.catch(() => (steps = undefined))
+  }
+  return steps
+}
 
 export async function normalizeCode(code: string, options: NormalizeOptions = {}): Promise<NormalizeResult> {
   if (typeof code !== 'string') return failure('Code must be a string', 1, 1)
@@ -51,11 +66,12 @@ export async function normalizeCode(code: string, options: NormalizeOptions = {}
  */
 async function normalizeAnywhere(request: ProgramRequest): Promise<NormalizeResult> {
   if (request.code.length <= PARSE_HERE_MAX_CHARS) {
+    const { normalizeProgram } = await loadSteps()
     const here = await normalizeProgram(request, sucraseLoaded())
     if (here !== NEEDS_SUCRASE) return here.result
   }
   const elsewhere = await askParseThread({ kind: 'program', request })
-  if (elsewhere === undefined) return ((await normalizeProgram(request, true)) as Normalized).result
+  if (elsewhere === undefined) return ((await (await loadSteps()).normalizeProgram(request, true)) as Normalized).result
   if ('outOfMemory' in elsewhere) return failure('the program is too large to parse: the parser ran out of memory', 1, 1)
   return adopt(elsewhere.answer as Normalized)
 }

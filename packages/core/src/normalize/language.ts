@@ -21,6 +21,7 @@
  */
 import { analyze, type Analysis, type ParseFailure } from './parse.js'
 import { parsesAsJsx, stripTypes } from './strip-types.js'
+import { NEEDS_SUCRASE } from './sucrase-loader.js'
 
 export const JSX_MESSAGE = 'JSX is not supported in the sandbox'
 
@@ -28,9 +29,6 @@ export type GuestParse =
   | { ok: true; analysis: Extract<Analysis, { ok: true }>; language: 'js' | 'ts' }
   /** `error.offset` is an offset into `text` (the code, or its stripped form: same lines). */
   | { ok: false; error: ParseFailure; text: string }
-
-/** What `parseGuestCode` returns when the code needs sucrase and it may not be loaded here. */
-export const NEEDS_SUCRASE = Symbol('needs sucrase')
 
 /**
  * With `sucraseHere` false, code that needs sucrase (TypeScript, JSX, or JavaScript that does not

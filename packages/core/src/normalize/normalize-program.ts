@@ -2,13 +2,15 @@
  * The normalization itself, a pure function of the code and the options: index.ts runs it on the
  * host's thread or hands it to the parse thread (parse-thread/).
  */
+import { failure } from './failure.js'
 import { findFencedBlock, isTypeScriptLang } from './fences.js'
-import { NEEDS_SUCRASE, parseGuestCode } from './language.js'
+import { parseGuestCode } from './language.js'
+import { NEEDS_SUCRASE } from './sucrase-loader.js'
 import { isInsideComment, lineColumn, verify, type ParseFailure } from './parse.js'
 import { lineStartsOf, rememberProgram, toUserPosition, type Edit } from './positions.js'
 import { applyEdits } from './splice.js'
 import { transformStatements } from './transform.js'
-import type { NormalizedProgram, NormalizeResult, NormalizeSyntaxError } from './types.js'
+import type { NormalizedProgram, NormalizeResult } from './types.js'
 import { dynamicImportOffsets, renameDynamicImports } from './imports.js'
 import { parseScript } from './parse.js'
 
@@ -100,11 +102,6 @@ function scriptErrorAt(program: NormalizedProgram, parseFailure: ParseFailure): 
   const line = Math.min(Math.max(pos.line, 2), Math.max(lastLine, 2))
   const user = toUserPosition(program, line, line === pos.line ? pos.column : 1)
   return failure(parseFailure.message, user?.line ?? 1, user?.column ?? 1)
-}
-
-export function failure(message: string, line: number, column: number): NormalizeResult {
-  const error: NormalizeSyntaxError = { name: 'SyntaxError', message, line, column }
-  return { ok: false, error }
 }
 
 /** Offset of the first line terminator (the end of the first line). */

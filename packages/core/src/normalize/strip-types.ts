@@ -15,28 +15,7 @@
 import type { ParseFailure } from './parse.js'
 import { toFailure } from './parse.js'
 
-type Sucrase = typeof import('sucrase')
-
-let loading: Promise<Sucrase> | undefined
-let loaded = false
-
-/** Whether sucrase is loaded on this thread already (then using it costs no load). */
-export function sucraseLoaded(): boolean {
-  return loaded
-}
-
-/** sucrase, imported the first time it is needed (type stripping, module compilation). */
-export function loadSucrase(): Promise<Sucrase> {
-  if (loading === undefined) {
-    loading = import('sucrase')
-    loading.then(() => (loaded = true)).catch(() => undefined)
-    // A failed load (missing dependency) must not be cached forever.
-    loading.catch(() => {
-      loading = undefined
-    })
-  }
-  return loading
-}
+import { loadSucrase } from './sucrase-loader.js'
 
 export type StripResult = { ok: true; code: string } | { ok: false; error: ParseFailure }
 

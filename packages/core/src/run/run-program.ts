@@ -24,7 +24,7 @@ import { linkRunModules } from '../modules/run-modules.js'
 import { PROGRAM_POSITION, userStack } from './user-stack.js'
 import { resolveInspectorPlan, type InspectorPlan } from '../inspector/inspector-options.js'
 import { RunInspector } from '../inspector/run-inspector.js'
-import { programSourceName, withSourceMap } from '../inspector/program-source-map.js'
+import { programSourceName } from '../inspector/program-source-name.js'
 import { toUserProfile } from '../inspector/cpu-profile.js'
 
 export interface RunPlan {
@@ -220,8 +220,11 @@ export async function executeRun(plan: RunPlan, prepared: Awaited<ReturnType<typ
   if (prepared.inspector !== undefined) {
     // The debugger shows the user's code through a source map (not with modules: their linking
     // moves the program).
-    if (prepared.inspector.debugger !== undefined && modules === undefined)
+    // Loaded here: only a debugged run needs the source-map codec.
+    if (prepared.inspector.debugger !== undefined && modules === undefined) {
+      const { withSourceMap } = await import('../inspector/program-source-map.js')
       script = await withSourceMap(script, program, plan.code, GUEST_FILENAME)
+    }
     const firstLine = script.slice(0, script.search(/[\r\n]|$/))
     inspector = new RunInspector(prepared.inspector, runStop.signal, GUEST_FILENAME, firstLine.lastIndexOf('{') + 1)
     try {
