@@ -46,6 +46,8 @@ interface ProbeInput {
   timeoutMs: number
   /** Keep the backend when it works (see Probe.kept), instead of disposing it. */
   keep: boolean
+  /** Run the probe program even where the backend shows it has run here before (provenHere). */
+  fresh?: boolean
 }
 
 /** Imports, creates and test-runs one candidate; never throws. Disposes what it created, unless `keep` and it works (Probe.kept). */
@@ -104,7 +106,12 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
   const partition = `select-probe-${++probeCount}`
   try {
     sandbox = createSandbox(backend, { partition })
-    verdict = await runGuarded(candidate, sandbox, input)
+    const proof = input.keep && input.fresh !== true ? provenHere(backend) : undefined
+    if (proof !== undefined) {
+      // A selection takes it as it is: its first run is the user's (the backend recovers from stale proof itself).
+      backend.prepare?.()
+      verdict = { status: 'available', reason: `not probed: ${proof}` }
+    } else verdict = await runGuarded(candidate, sandbox, input)
     if (verdict.status === 'available') {
       const engine = await engineOf(backend)
       if (engine !== undefined) verdict = { ...verdict, reason: `${verdict.reason} (engine ${engine})`, engine }
@@ -123,6 +130,16 @@ async function runProbe(candidate: BackendCandidate, backend: SandboxBackend, in
     }
   }
   return verdict
+}
+
+/** The backend's own evidence that it has run programs here before (SandboxBackend.provenHere), or undefined. */
+function provenHere(backend: SandboxBackend): string | undefined {
+  try {
+    const proof = typeof backend.provenHere === 'function' ? backend.provenHere() : undefined
+    return typeof proof === 'string' && proof !== '' ? proof.slice(0, 300) : undefined
+  } catch {
+    return undefined
+  }
 }
 
 /**

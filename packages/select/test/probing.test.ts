@@ -190,3 +190,48 @@ describe('probe cache', () => {
     expect(a.ledger.scripts.filter(isProbe)).toHaveLength(4)
   })
 })
+
+describe('a backend that has run here before (provenHere)', () => {
+  const proven = () => 'the cache remembers a run on 2026-12-01'
+
+  it('is selected without a probe run: the first run is the user’s', async () => {
+    const a = fakeCandidate('a', 1, { provenHere: proven })
+    const sandbox = await createSandbox({ candidates: [a.candidate], env: {} })
+    try {
+      expect(a.ledger.scripts).toEqual([])
+      expect((await sandbox.run('6 * 7')).ok).toBe(true)
+      expect(a.ledger.scripts.filter(isProbe)).toEqual([])
+    } finally {
+      await sandbox.dispose()
+    }
+    const { report } = await selectBackend({ candidates: [a.candidate], env: {} }).then(async (s) => (await s.backend.dispose(), s))
+    expect(report.candidates[0]).toMatchObject({ available: true, reason: 'not probed: the cache remembers a run on 2026-12-01' })
+  })
+
+  it('diagnose() and fresh: true run the probe program all the same', async () => {
+    const a = fakeCandidate('a', 1, { provenHere: proven })
+    const d = await diagnose({ candidates: [a.candidate], env: {} })
+    expect(d.candidates[0]!.reason).toMatch(/^ran the probe program/)
+    const b = fakeCandidate('b', 1, { provenHere: proven })
+    const chosen = await selectBackend({ candidates: [b.candidate], env: {}, fresh: true })
+    await chosen.backend.dispose()
+    expect(a.ledger.scripts.filter(isProbe)).toHaveLength(1)
+    expect(b.ledger.scripts.filter(isProbe)).toHaveLength(1)
+  })
+
+  it('an answer that is not a non-empty string, or a throw, counts as no proof', async () => {
+    for (const provenHere of [
+      () => '',
+      () => 42,
+      () => undefined,
+      () => {
+        throw new Error('no')
+      },
+    ]) {
+      const a = fakeCandidate('a', 1, { provenHere })
+      const chosen = await selectBackend({ candidates: [a.candidate], env: {} })
+      await chosen.backend.dispose()
+      expect(a.ledger.scripts.filter(isProbe)).toHaveLength(1)
+    }
+  })
+})

@@ -2,6 +2,9 @@
  * The real backend packages, probed for real in this Node process (vitest runs it with
  * --no-node-snapshot). Other runtimes are covered by scripts/runtime-matrix.mjs.
  */
+import fs from 'node:fs'
+import os from 'node:os'
+import path from 'node:path'
 import { afterEach, describe, expect, it, vi } from 'vitest'
 import { BACKEND_NAMES, createSandbox, diagnose, selectBackend } from '../src/index.js'
 
@@ -79,6 +82,31 @@ describe('real backends on this Node', () => {
       } finally {
         await sandbox.dispose()
       }
+    }
+  })
+
+  it('subprocess is taken without a probe run once its launch-plan cache remembers the engine', async () => {
+    const launchPlanCache = fs.mkdtempSync(path.join(os.tmpdir(), 'cordon-select-proven-'))
+    try {
+      // The first selection probes: the backend checks its engine and its cache remembers it.
+      const first = await selectBackend({ env: {}, backendOptions: { subprocess: { launchPlanCache } } })
+      await first.backend.dispose()
+      expect(first.report.candidates[0]!.reason).toMatch(/^ran the probe program with a tool call on subprocess \(engine isolated-vm\)/)
+      // Other options, the same cache: a new probe, which the backend's proof makes unnecessary.
+      const options = { env: {}, backendOptions: { subprocess: { launchPlanCache, poolIdleMs: 20_000 } } }
+      const second = await selectBackend(options)
+      await second.backend.dispose()
+      expect(second.name).toBe('subprocess')
+      expect(second.report.candidates[0]!.reason).toMatch(/^not probed: the launch-plan cache remembers isolated-vm passing its check/)
+      const sandbox = await createSandbox({ ...options, backendOptions: { subprocess: { launchPlanCache, poolIdleMs: 21_000 } } })
+      try {
+        const r = await sandbox.run(PROGRAM, { tools: TOOLS, globals: { repo: 'acme/app' } })
+        expect(r).toMatchObject({ ok: true, value: [1, 2], stats: { backend: 'subprocess', toolCalls: 1 } })
+      } finally {
+        await sandbox.dispose()
+      }
+    } finally {
+      fs.rmSync(launchPlanCache, { recursive: true, force: true })
     }
   })
 

@@ -207,6 +207,16 @@ export function createAutoBackend(
     specificationVersion: 'v1',
     name: 'subprocess',
     capabilities: fallback.capabilities,
+    provenHere() {
+      if (disposed) return undefined
+      try {
+        if (rememberedEngine() === undefined) return undefined
+        const probedAt = remembered?.result.diagnostics.launchPlan?.probedAt
+        return `the launch-plan cache remembers isolated-vm passing its check with this plan${probedAt === undefined ? '' : ` (probed ${probedAt})`}`
+      } catch {
+        return undefined
+      }
+    },
     prepare() {
       if (disposed) return
       // The engine's first child starts (or the choice does) while core checks the first program.

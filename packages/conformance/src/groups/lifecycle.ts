@@ -47,6 +47,27 @@ export const lifecycleChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'lifecycle',
+    name: 'backend.provenHere(), where a backend has it, answers a string or undefined, before runs and after dispose(), and never throws',
+    async run({ newSandbox }) {
+      const sandbox = await newSandbox()
+      const { backend } = sandbox
+      if (backend.provenHere === undefined) return
+      if (typeof backend.provenHere !== 'function') throw new Error('provenHere is not a function')
+      const answers = [backend.provenHere()]
+      // What a selection that trusted it does next: the first run must work.
+      expectOk((await timedRun(sandbox, '1 + 2')).result)
+      answers.push(backend.provenHere())
+      await sandbox.dispose()
+      answers.push(backend.provenHere())
+      for (const answer of answers) {
+        if (answer !== undefined && (typeof answer !== 'string' || answer === '')) {
+          throw new Error(`provenHere() answered ${JSON.stringify(answer)}: expected a non-empty string or undefined`)
+        }
+      }
+    },
+  },
+  {
+    group: 'lifecycle',
     name: 'run() after dispose() throws DISPOSED',
     async run({ newSandbox }) {
       const sandbox = await newSandbox()

@@ -35,6 +35,8 @@ export interface FakeOptions {
   intercept?: (request: ExecuteRequest, runIndex: number) => ExecuteOutcome | Promise<ExecuteOutcome> | undefined
   /** Thrown by the factory. */
   factoryError?: Error
+  /** The backend's `provenHere()`; absent: the backend has none. */
+  provenHere?: () => unknown
 }
 
 export function fakeFactory(name: string, ledger: Ledger, fake: FakeOptions = {}) {
@@ -48,6 +50,7 @@ export function fakeFactory(name: string, ledger: Ledger, fake: FakeOptions = {}
       specificationVersion: 'v1',
       name,
       capabilities: { ...BASE_CAPABILITIES, ...fake.capabilities },
+      ...(fake.provenHere !== undefined && { provenHere: fake.provenHere as () => string | undefined }),
       async execute(request) {
         ledger.scripts.push(request.script)
         const replaced = await fake.intercept?.(request, runs++)

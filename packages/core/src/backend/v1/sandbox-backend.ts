@@ -115,6 +115,14 @@ export interface SandboxBackend {
    */
   prepare?(): void
   /**
+   * What shows that this backend, configured as it is, has already run programs on this machine
+   * (the subprocess backend's launch-plan cache entry, say), or undefined. A selection
+   * (@cordon/select) may then take it without a probe run, so the backend must recover from stale
+   * evidence itself: a run that finds the engine gone checks again and runs, rather than fail.
+   * Synchronous (a small local read at most) and cheap; never throws.
+   */
+  provenHere?(): string | undefined
+  /**
    * Opens a long-lived guest context (required when `capabilities.sessions` is true). May
    * reject with a SandboxError (`BACKEND_UNAVAILABLE`, `MEMORY_LIMIT` when `memoryMb` cannot
    * even hold the engine); core turns anything else into `BACKEND_CRASHED`.
