@@ -2,13 +2,13 @@
 // formatter and loader lives in its own file.
 import { createRequire } from 'node:module'
 import { Command, CommanderError } from 'commander'
-import { doctorCommand, type DoctorFlags } from './doctor-command.js'
+import type { DoctorFlags } from './doctor-command.js'
 import { endProcess } from './process-end.js'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
 import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
-import { replCommand, type ReplFlags } from './repl-command.js'
-import { runCommand, type RunFlags } from './run-command.js'
+import type { ReplFlags } from './repl-command.js'
+import type { RunFlags } from './run-command.js'
 import { addSandboxFlags, portNumber } from './run-options.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
@@ -51,6 +51,8 @@ function buildProgram(): Command {
   )
     .addHelpText('after', `\n${EXIT_CODES_HELP}`)
     .action(async (file: string | undefined, flags: RunFlags) => {
+      // Each command's modules load when it runs: `cordon run` does not load the REPL's parser.
+      const { runCommand } = await import('./run-command.js')
       process.exitCode = await runCommand(file, flags)
     })
 
@@ -59,6 +61,7 @@ function buildProgram(): Command {
     .description('probe every backend: available or not, why, the fix, capabilities, probe time')
     .option('--json', 'print the diagnose() report as JSON')
     .action(async (flags: DoctorFlags) => {
+      const { doctorCommand } = await import('./doctor-command.js')
       process.exitCode = await doctorCommand(flags)
     })
 
@@ -68,6 +71,7 @@ function buildProgram(): Command {
       .description('an interactive session: what one entry defines, the next can use (.help inside lists the commands)')
       .option('--fresh', 'run each entry alone in a fresh sandbox, as cordon run would: nothing carries over'),
   ).action(async (flags: ReplFlags) => {
+    const { replCommand } = await import('./repl-command.js')
     process.exitCode = await replCommand(flags)
   })
   return program
