@@ -13,6 +13,7 @@ import path from 'node:path'
 import { chooseNodeBinary, findChildEntry, findExecutable, hostUid } from './executables.js'
 import type { ResolvedOptions } from './options.js'
 import type { LaunchResult } from './probe.js'
+import { installedVersions } from './package-versions.js'
 import { decisionOf, resultOf, type PlanCacheSlot } from './launch-plan-decision.js'
 
 export type { PlanCacheSlot } from './launch-plan-decision.js'
@@ -75,6 +76,7 @@ export function openPlanCache(settings: ResolvedOptions, exposeProcess: boolean,
     const material = {
       format: CACHE_FORMAT,
       version: packageVersion(),
+      packages: installedVersions(),
       node: [nodeReal, nodeStat.size, nodeStat.mtimeMs, nodeStat.ino, nodeStat.dev],
       entry: [entry.path, fs.statSync(entry.path).mtimeMs],
       wrappers: Object.entries(wrappers).map(([name, found]) => [
