@@ -110,7 +110,9 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
     async run({ sandbox }) {
       const { endpoint, run } = await startDebugged(sandbox, '1', { inspector: { waitForDebugger: true }, timeoutMs: 20_000 })
       const base = `http://${endpoint.webSocketUrl.slice('ws://'.length).split('/')[0]}`
-      const list = (await (await fetch(`${base}/json/list`)).json()) as { webSocketDebuggerUrl?: string }[]
+      const list = (await (await fetch(`${base}/json/list`, { signal: AbortSignal.timeout(10_000) })).json()) as {
+        webSocketDebuggerUrl?: string
+      }[]
       if (list[0]?.webSocketDebuggerUrl !== endpoint.webSocketUrl)
         throw new Error(`/json/list does not list the run: ${JSON.stringify(list)}`)
       await expectRefused(endpoint.webSocketUrl.replace(/[0-9a-f]{8}-/, '00000000-'), 'at a guessed path')
@@ -218,7 +220,7 @@ function expectHotFib(cpuProfile: CpuProfile | undefined, what: string): void {
 /** A WebSocket handshake to `url` must fail (or the port be closed). */
 async function expectRefused(url: string, when: string, headers?: Record<string, string>): Promise<void> {
   const { default: WebSocket } = await import('ws')
-  const outcome = await new Promise<string>((resolve) => {
+  const attempt = new Promise<string>((resolve) => {
     const socket = new WebSocket(url, { headers })
     socket.on('open', () => {
       socket.terminate()
@@ -230,5 +232,6 @@ async function expectRefused(url: string, when: string, headers?: Record<string,
       socket.terminate()
     })
   })
+  const outcome = await within(attempt, 10_000, `the debugger socket neither accepted nor refused a connection ${when} within 10 s`)
   if (outcome === 'open') throw new Error(`the debugger socket accepted a connection ${when}`)
 }

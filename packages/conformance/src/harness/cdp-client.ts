@@ -64,11 +64,16 @@ interface RawClient {
 }
 
 const DATA_URL = /^data:application\/json;(?:charset=utf-8;)?base64,/
+/** How long a CDP command may go unanswered. */
+const COMMAND_WAIT_MS = 20_000
 
 export async function connectDebugger(webSocketUrl: string): Promise<DebuggerClient> {
   const { default: CDP } = await import('chrome-remote-interface')
   // `local`: the protocol's description comes with the client, not from the target.
   const raw = (await CDP({ target: webSocketUrl, local: true })) as unknown as RawClient
+  // A command the far side never answers fails the check with its name, not by the check's own timeout.
+  const command = (method: string, params?: Record<string, unknown>) =>
+    within(raw.send(method, params), COMMAND_WAIT_MS, `the debugger got no answer to ${method} within ${COMMAND_WAIT_MS} ms`)
   let closedNow!: () => void
   const closed = new Promise<void>((resolve) => (closedNow = resolve))
   raw.on('disconnect', () => closedNow())
@@ -116,10 +121,10 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
   }
 
   return {
-    send: (method, params) => raw.send(method, params),
+    send: command,
     async enableAndFindProgram() {
-      await raw.send('Runtime.enable')
-      await raw.send('Debugger.enable')
+      await command('Runtime.enable')
+      await command('Debugger.enable')
       const found = await within(
         new Promise<DebuggedProgram>((resolve) => {
           const look = () => {
@@ -139,20 +144,20 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
     async setBreakpointAtLine(program, line) {
       const generated = generatedPositionFor(program.map, { source: program.sourceName, line, column: 0 })
       if (generated.line == null) throw new Error(`the source map has no position for line ${line} of the program`)
-      await raw.send('Debugger.setBreakpoint', {
+      await command('Debugger.setBreakpoint', {
         location: { scriptId: program.scriptId, lineNumber: generated.line - 1, columnNumber: generated.column ?? 0 },
       })
     },
     nextPause,
     async goAndPause() {
       const paused = nextPause()
-      await raw.send('Runtime.runIfWaitingForDebugger')
+      await command('Runtime.runIfWaitingForDebugger')
       return paused
     },
     async localValue(frame, name) {
       const local = frame.scopeChain.find((scope) => scope.type === 'local')?.object.objectId
       if (local === undefined) throw new Error(`the paused frame ${frame.functionName} has no local scope`)
-      const { result } = (await raw.send('Runtime.getProperties', { objectId: local, ownProperties: true })) as {
+      const { result } = (await command('Runtime.getProperties', { objectId: local, ownProperties: true })) as {
         result: { name: string; value?: { value?: unknown } }[]
       }
       const property = result.find((entry) => entry.name === name)
@@ -160,7 +165,7 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
       return property.value?.value
     },
     async evaluateOnFrame(frame, expression) {
-      const answer = (await raw.send('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression })) as {
+      const answer = (await command('Debugger.evaluateOnCallFrame', { callFrameId: frame.callFrameId, expression })) as {
         result: { value?: unknown }
         exceptionDetails?: { text?: string }
       }
@@ -170,9 +175,9 @@ export async function connectDebugger(webSocketUrl: string): Promise<DebuggerCli
     closed,
     async close() {
       try {
-        await raw.close()
+        await within(raw.close(), COMMAND_WAIT_MS, 'the debugger socket did not close')
       } catch {
-        // Closed by the other side already.
+        // Closed by the other side already (or it never answers: the check's own failure says why).
       }
     },
   }
