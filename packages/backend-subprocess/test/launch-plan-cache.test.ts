@@ -148,7 +148,9 @@ describe('launch-plan cache', () => {
       const second = await runInFreshProcess(dir)
       expect(second.value).toBe(3)
       expect(second.diagnostics.engine).toBe('isolated-vm')
-      expect(second.diagnostics.notes.join('\n')).toContain('passed its check with this launch plan before')
+      expect(second.diagnostics.notes.join('\n')).toContain(
+        'engine isolated-vm: the launch-plan cache remembers isolated-vm passing its check with this plan',
+      )
       expect(fs.statSync(entry).mtimeMs).toBe(written)
     },
   )

@@ -169,6 +169,12 @@ export function createAutoBackend(
     }
     return remembered?.backend
   }
+  /** What the memory is, as provenHere() and diagnose() say it; undefined without one. */
+  const rememberedProof = (): string | undefined => {
+    if (rememberedEngine() === undefined) return undefined
+    const probedAt = remembered?.result.diagnostics.launchPlan?.probedAt
+    return `the launch-plan cache remembers isolated-vm passing its check with this plan${probedAt === undefined ? '' : ` (probed ${probedAt})`}`
+  }
   /** The remembered engine did not load: forget it here and in the cache, and choose as without it. */
   const forgetRemembered = () => {
     if (!remembered) return
@@ -210,9 +216,7 @@ export function createAutoBackend(
     provenHere() {
       if (disposed) return undefined
       try {
-        if (rememberedEngine() === undefined) return undefined
-        const probedAt = remembered?.result.diagnostics.launchPlan?.probedAt
-        return `the launch-plan cache remembers isolated-vm passing its check with this plan${probedAt === undefined ? '' : ` (probed ${probedAt})`}`
+        return rememberedProof()
       } catch {
         return undefined
       }
@@ -263,8 +267,7 @@ export function createAutoBackend(
       const fast = rememberedEngine()
       if (fast !== undefined) {
         const diagnostics = await fast.diagnose()
-        const note = 'engine isolated-vm: passed its check with this launch plan before (the launch-plan cache remembers it)'
-        return { ...diagnostics, engine: 'isolated-vm', notes: [...diagnostics.notes, note] }
+        return { ...diagnostics, engine: 'isolated-vm', notes: [...diagnostics.notes, `engine isolated-vm: ${rememberedProof()}`] }
       }
       const host = await choose()
       const diagnostics = host === undefined ? await fallback.diagnose() : await host.diagnose()
