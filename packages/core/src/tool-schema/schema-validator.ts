@@ -55,7 +55,12 @@ export async function validatorFor(toolName: string, schema: JsonSchema): Promis
   if (cached !== undefined) return cached
   const text = schemaText(schema)
   let making = text === undefined ? undefined : byText.get(text)
-  if (making === undefined) making = makeValidator(schema, text)
+  if (making === undefined) {
+    making = makeValidator(schema, text)
+    // A refused schema is a Made; a rejection is a failure to load (Ajv, a helper): the next run tries again.
+    const forget = making
+    if (text !== undefined) forget.catch(() => byText.get(text) === forget && byText.delete(text))
+  }
   if (text !== undefined) {
     byText.delete(text)
     byText.set(text, making)
