@@ -1,6 +1,7 @@
 import { browserBuild, packageBuild } from '../../config/tsup.base.js'
 
-const entry = { index: 'src/index.ts', backend: 'src/backend/index.ts' }
+// errors: what a light entry (e.g. @cordon/select's) needs to throw core's errors without loading core.
+const entry = { index: 'src/index.ts', backend: 'src/backend/index.ts', errors: 'src/errors.ts' }
 
 // Modules with a `.browser.ts` variant (the guarded fetch, the built-in backends' imports) are
 // replaced by it in the browser build.

@@ -1,5 +1,3 @@
-import { maxLogBatchChars } from '@cordon/core/backend'
-
 /**
  * How `memoryMb` becomes limits on a child. The V8 heap is capped exactly by Node's flags;
  * memory outside it (ArrayBuffers, wasm memories) is bounded by the host's RSS watchdog and,
@@ -32,8 +30,8 @@ export function dataLimitBytes(memoryMb: number, baselineKb: number): number {
 
 /**
  * The largest frame the host accepts from a child during a run: a value, or a batch of console
- * entries (JSON escaping can grow text six-fold).
+ * entries of at most `logBatchChars` (JSON escaping can grow text six-fold).
  */
-export function frameCapBytes(maxOutputBytes: number, maxLogBytes: number): number {
-  return Math.min(2 ** 31, 6 * Math.max(maxOutputBytes, maxLogBatchChars(maxLogBytes)) + 64 * 1024)
+export function frameCapBytes(maxOutputBytes: number, logBatchChars: number): number {
+  return Math.min(2 ** 31, 6 * Math.max(maxOutputBytes, logBatchChars) + 64 * 1024)
 }

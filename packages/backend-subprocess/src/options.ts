@@ -1,6 +1,6 @@
-import os from 'node:os'
 import path from 'node:path'
 import { SandboxError } from '@cordon/core'
+import { OPTION_DEFAULTS, defaultMaxChildren } from './option-defaults.js'
 
 export type NetworkIsolationMode = 'required' | 'preferred' | 'off'
 
@@ -68,8 +68,10 @@ const ENGINES: readonly SubprocessEngine[] = ['auto', 'isolated-vm', 'quickjs', 
 
 export function resolveOptions(options: SubprocessBackendOptions = {}): ResolvedOptions {
   if (typeof options !== 'object' || options === null) throw invalid('options must be an object')
-  const { nodePath, poolSize = 2, poolIdleMs = 30_000, networkIsolation = 'preferred', memoryCheckMs = 10, engine = 'auto' } = options
-  const { maxChildren = defaultMaxChildren(), runsPerChild = 4, childMemoryMb = 1024, runsPerChildLifetime = 1000 } = options
+  const d = OPTION_DEFAULTS
+  const { nodePath, poolSize = d.poolSize, poolIdleMs = d.poolIdleMs, networkIsolation = d.networkIsolation } = options
+  const { memoryCheckMs = d.memoryCheckMs, engine = d.engine, maxChildren = defaultMaxChildren(), runsPerChild = d.runsPerChild } = options
+  const { childMemoryMb = d.childMemoryMb, runsPerChildLifetime = d.runsPerChildLifetime } = options
   const { launchPlanCache } = options
   if (nodePath !== undefined && (typeof nodePath !== 'string' || nodePath === '')) throw invalid('nodePath must be a non-empty string')
   checkInteger('poolSize', poolSize, 0, 64)
@@ -103,17 +105,6 @@ export function resolveOptions(options: SubprocessBackendOptions = {}): Resolved
     runsPerChildLifetime,
     launchPlanCache,
   })
-}
-
-/** One child per core keeps every core busy; more than 8 is rarely worth its memory. */
-function defaultMaxChildren(): number {
-  let cores = 2
-  try {
-    cores = os.availableParallelism?.() ?? os.cpus().length
-  } catch {
-    // Deno without --allow-sys: keep the floor.
-  }
-  return Math.min(8, Math.max(2, cores))
 }
 
 function checkInteger(name: string, value: unknown, min: number, max: number): void {

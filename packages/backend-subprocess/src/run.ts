@@ -21,6 +21,7 @@ export interface SessionRun {
 }
 import type { ErrorCode } from '@cordon/core'
 import {
+  maxLogBatchChars,
   outcomeFromDone,
   stopError,
   syncToolReply,
@@ -148,7 +149,7 @@ export function runOnChild(
         violation,
         exit: (code, signal) => finish(stopping ?? outcomeForExit(code, signal, child.stderrTail(), child.memoryMb)),
       },
-      frameCapBytes(limits.maxOutputBytes, limits.maxLogBytes),
+      frameCapBytes(limits.maxOutputBytes, maxLogBatchChars(limits.maxLogBytes)),
     )
     if (!child.alive) return finish(outcomeForExit(null, null, child.stderrTail(), child.memoryMb))
     const job: RunMessage = {

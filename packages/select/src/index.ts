@@ -1,4 +1,5 @@
-export { createSandbox, diagnose, selectBackend } from './select-backend.js'
+// Loaded on first call (deferred-select.ts): importing this package loads nothing of core.
+export { createSandbox, diagnose, selectBackend } from './deferred-select.js'
 export type { Selection } from './select-backend.js'
 export type { CreateSandboxOptions, DiagnoseOptions, SelectOptions } from './select-options.js'
 export { DEFAULT_PROBE_TIMEOUT_MS } from './select-options.js'

@@ -1,5 +1,6 @@
-import { SandboxError, createSandbox as createCoreSandbox, type Sandbox, type SandboxBackend } from '@cordon/core'
-import { createSandbox as selectSandbox } from './select-backend.js'
+import type { Sandbox, SandboxBackend } from '@cordon/core'
+import { SandboxError } from '@cordon/core/errors'
+import { createSandbox as selectSandbox } from './deferred-select.js'
 import type { CreateSandboxOptions } from './select-options.js'
 
 /**
@@ -36,7 +37,11 @@ export function lazySandbox(source: SandboxSource, what: string, options: LazySa
     get() {
       if (disposed) return Promise.reject(new SandboxError('DISPOSED', `${what} was disposed`))
       if (source.sandbox !== undefined) return Promise.resolve(source.sandbox)
-      made ??= source.backend !== undefined ? Promise.resolve(createCoreSandbox(source.backend, options.defaults)) : selectSandbox(options)
+      const { backend } = source
+      made ??=
+        backend !== undefined
+          ? import('@cordon/core').then(({ createSandbox }) => createSandbox(backend, options.defaults))
+          : selectSandbox(options)
       return made
     },
     async dispose() {

@@ -17,16 +17,13 @@ import {
   type SessionRequest,
 } from '@cordon/core/backend'
 import type { EngineName } from '../engine-child/engine-init.js'
-import { findChildEntry } from '../executables.js'
-import type { EngineChildLaunch } from '../launch-plan.js'
 import type { ResolvedOptions } from '../options.js'
 import type { Diagnostics, LaunchResult } from '../probe.js'
 import type { Launcher } from '../shared-probe.js'
 import { engineCapabilities } from './engine-capabilities.js'
 import { startEngineChild } from './engine-child-link.js'
-import { findEngineModules } from './engine-modules.js'
+import { engineChildSpec } from './engine-child-spec.js'
 
-const MB = 1024 * 1024
 /**
  * How long a stopped run's engine may take to report before the run is resolved anyway. Its
  * report carries the logs the guest wrote before the stop; a loaded machine needs a few scheduler
@@ -38,14 +35,6 @@ const KILL_GRACE_MS = 2_000
 /** Report strings are capped by the run's own limits on the far side; this bounds a broken child. */
 const MAX_REPORT_CHARS = 2 ** 30
 const MAX_FRAME_BYTES = 2 ** 31 - 1
-/**
- * RLIMIT_DATA counts address space V8 reserves, not only what it uses: on Node 26 an idle engine
- * child's data segment grows by about 700 MB per QuickJS worker thread and 400 MB per isolate
- * thread (Node 20: far less). The ceiling leaves room for that per run slot; each run's own
- * memory is held by its engine.
- */
-const reservedMbPerRun: Record<EngineName, number> = { 'isolated-vm': 256, quickjs: 1024 }
-
 export interface EngineHost {
   readonly engine: EngineName
   readonly capabilities: BackendCapabilities
@@ -84,16 +73,8 @@ export function createEngineHost(
   const build = (result: LaunchResult): ChannelPool | string => {
     if (!result.ok) return result.reason
     if (disposed) return 'the backend was disposed'
-    const modules = findEngineModules(engine)
-    if (!modules.ok) return modules.reason
-    const entry = findChildEntry('engine-child.js')
-    if ('reason' in entry) return entry.reason
-    const childLaunch: EngineChildLaunch = {
-      entryPath: entry.path,
-      readable: modules.readable,
-      engineFlags: engine === 'isolated-vm' ? ['--allow-addons', '--no-node-snapshot'] : ['--allow-worker'],
-      dataBytes: (2 * settings.childMemoryMb + reservedMbPerRun[engine] * settings.runsPerChild + 512) * MB,
-    }
+    const spec = engineChildSpec(engine, settings)
+    if (typeof spec === 'string') return spec
     live = new ChannelPool({
       label: `${engine} engine child`,
       start: (poolEvents) => {
@@ -116,14 +97,8 @@ export function createEngineHost(
           return startEngineChild(
             {
               plan: result.plan,
-              launch: childLaunch,
-              init: {
-                engine,
-                moduleUrl: modules.moduleUrl,
-                coreUrl: modules.coreUrl,
-                addons: modules.addons,
-                runs: settings.runsPerChild,
-              },
+              launch: spec.launch,
+              init: spec.init,
               maxFrameBytes: MAX_FRAME_BYTES,
               onFatal: (reason) => (unavailable ??= reason),
             },

@@ -3,7 +3,6 @@
  * wrappers with an empty environment and its own process group, fed the channel's batches as
  * frames on stdin, read (capped) on stdout, its stderr's tail kept for the report of its death.
  */
-import { spawn } from 'node:child_process'
 import path from 'node:path'
 import type { RunError } from '@cordon/core'
 import type { FarSideEvents, FarSideLink } from '@cordon/core/backend'
@@ -12,6 +11,8 @@ import { ranOutOfMemory } from '../exit-outcome.js'
 import { FrameReader, encodeFrame } from '../framing.js'
 import { engineLaunchArgv, type EngineChildLaunch, type LaunchPlan } from '../launch-plan.js'
 import { summarizeStderr } from '../stderr-summary.js'
+import { adoptEarlyChild, engineChildKey } from './early-child.js'
+import { holdEngineProcess, killEngineProcess, spawnEngineProcess } from './engine-process.js'
 
 const STDERR_TAIL_CHARS = 4 * 1024
 /** After 'exit', how long to wait for the pipes to close before reporting the exit anyway. */
@@ -28,15 +29,11 @@ export interface EngineChildStart {
 }
 
 export function startEngineChild(start: EngineChildStart, events: FarSideEvents): FarSideLink {
-  const [command, ...args] = engineLaunchArgv(start.plan, start.launch) as [string, ...string[]]
-  const proc = spawn(command, args, {
-    stdio: ['pipe', 'pipe', 'pipe'],
-    env: {},
-    cwd: path.dirname(start.launch.entryPath),
-    // Own process group: one kill reaches every process of the wrapper chain.
-    detached: process.platform !== 'win32',
-    windowsHide: true,
-  })
+  const argv = engineLaunchArgv(start.plan, start.launch)
+  const cwd = path.dirname(start.launch.entryPath)
+  // The child the early start made for exactly this launch, if it waits (early-child.ts).
+  const early = adoptEarlyChild(engineChildKey(argv, cwd, start.init))
+  const proc = early?.proc ?? spawnEngineProcess(argv, cwd)
   const stdin = proc.stdin
   const stdout = proc.stdout
   const stderr = proc.stderr
@@ -46,17 +43,7 @@ export function startEngineChild(start: EngineChildStart, events: FarSideEvents)
   let exitInfo: { code: number | null; signal: NodeJS.Signals | null } = { code: null, signal: null }
 
   const kill = () => {
-    if (gone) return
-    const pid = proc.pid
-    if (pid !== undefined && process.platform !== 'win32') {
-      try {
-        process.kill(-pid, 'SIGKILL')
-        return
-      } catch {
-        // The group is gone or was never created: the process itself, then.
-      }
-    }
-    proc.kill('SIGKILL')
+    if (!gone) killEngineProcess(proc)
   }
 
   const reader = new FrameReader(start.maxFrameBytes, {
@@ -106,7 +93,24 @@ export function startEngineChild(start: EngineChildStart, events: FarSideEvents)
   const send = (message: readonly unknown[]) => {
     if (!gone && !stdin.destroyed) stdin.write(encodeFrame(message))
   }
-  send(['init', start.init])
+  if (early === undefined) send(['init', start.init])
+  else {
+    // What happened while it waited is reported as it would have been, later than this call.
+    process.nextTick(() => {
+      if (early.spawnError !== undefined) {
+        stderrTail += `\n${early.spawnError.message}`
+        return done()
+      }
+      if (early.closed !== undefined) {
+        exitInfo = early.closed
+        return done()
+      }
+      if (proc.exitCode !== null || proc.signalCode !== null) {
+        exitInfo = { code: proc.exitCode, signal: proc.signalCode }
+        graceTimer ??= setTimeout(done, CLOSE_GRACE_MS)
+      }
+    })
+  }
 
   return {
     transport: {
@@ -114,13 +118,7 @@ export function startEngineChild(start: EngineChildStart, events: FarSideEvents)
       replySync: (reply) => send([SYNC_REPLY_FRAME, reply]),
     },
     kill,
-    hold(held) {
-      for (const handle of [proc, stdin, stdout, stderr]) {
-        const h = handle as { ref?: () => void; unref?: () => void }
-        if (held) h.ref?.()
-        else h.unref?.()
-      }
-    },
+    hold: (held) => holdEngineProcess(proc, held),
   }
 }
 
