@@ -12,8 +12,12 @@ const EARLY_START = '@cordon/backend-subprocess/early-start'
 /** Options that change what select takes, or how the subprocess backend starts its children. */
 const CHOICE_OPTIONS = ['backend', 'prefer', 'require', 'fresh', 'env', 'candidates'] as const
 
-/** Starts the engine child early when `options` leave the choice to select's defaults; never throws. */
-export async function startEngineEarly(options: CreateSandboxOptions | undefined): Promise<void> {
+/**
+ * Starts, now, the engine child `createSandbox(options)` will use first, when `options` and the
+ * environment leave the choice to select (which `createSandbox()` calls itself): for a program
+ * that can start it before it loads the rest of itself, as the `cordon` command does. Never throws.
+ */
+export async function startEngineEarly(options?: CreateSandboxOptions): Promise<void> {
   try {
     if (!defaultChoice(options) || process.versions.bun !== undefined || 'Deno' in globalThis) return
     const module = (await import(/* webpackIgnore: true */ /* @vite-ignore */ EARLY_START)) as { startEngineChildEarly?: () => boolean }

@@ -1,5 +1,6 @@
 // Loaded on first call (deferred-select.ts): importing this package loads nothing of core.
 export { createSandbox, diagnose, selectBackend } from './deferred-select.js'
+export { startEngineEarly } from './early-engine.js'
 export type { Selection } from './select-backend.js'
 export type { CreateSandboxOptions, DiagnoseOptions, SelectOptions } from './select-options.js'
 export { DEFAULT_PROBE_TIMEOUT_MS } from './select-options.js'
