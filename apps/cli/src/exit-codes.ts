@@ -1,4 +1,4 @@
-import { LIMIT_ERROR_CODES, type ErrorCode } from '@cordon/core'
+import { LIMIT_ERROR_CODES, type ErrorCode } from '@cordon/core/errors'
 
 /**
  * The exit status of every `cordon` command. Each kind of failure has its own code so that

@@ -11,7 +11,7 @@ import { DOT_COMMAND, dotCommand, type DotContext } from './repl-dot-commands.js
 import { HISTORY_SIZE, keepHistory, readHistory } from './repl-history.js'
 import { sessionEndedNotice, type ReplRunner } from './repl-runner.js'
 import { reportFailure } from './report-failure.js'
-import { withFileLines } from './run-command.js'
+import { withFileLines } from './run-in-sandbox.js'
 
 export const PROMPT = 'cordon> '
 /** As wide as the prompt, so that a block's lines line up. */

@@ -1,8 +1,9 @@
-import { isSandboxError } from '@cordon/core'
+import { isSandboxError } from '@cordon/core/errors'
 import { painter, wantsColor } from './colors.js'
 import { EXIT, exitCodeFor } from './exit-codes.js'
 import { failureDocument } from './format-json.js'
-import { writeStderr, writeStdout } from './output.js'
+import type { OutputLine } from './format-result.js'
+import { writeLine } from './output.js'
 import { UsageError } from './usage-error.js'
 
 /**
@@ -10,13 +11,19 @@ import { UsageError } from './usage-error.js'
  * RunResults) and returns the exit code: 2 for the command line, the code's own exit
  * status for a SandboxError (INVALID_OPTIONS → 2, BACKEND_UNAVAILABLE → 4), 4 for a bug.
  */
-export function reportFailure(error: unknown, json: boolean, backend: string | null = null): number {
+export function reportFailure(
+  error: unknown,
+  json: boolean,
+  backend: string | null = null,
+  out: { write(line: OutputLine): void; colorStderr: boolean } = { write: writeLine, colorStderr: wantsColor(process.stderr) },
+): number {
   const { code, message, fix, exit, stack, usage } = classify(error)
   if (json) {
-    writeStdout(failureDocument(code, message, fix, backend))
+    out.write({ stream: 'stdout', text: failureDocument(code, message, fix, backend) })
     return exit
   }
-  const paint = painter(wantsColor(process.stderr))
+  const writeStderr = (text: string) => out.write({ stream: 'stderr', text })
+  const paint = painter(out.colorStderr)
   writeStderr(`${paint('red', 'cordon:')} ${usage ? '' : `${paint('bold', code)}: `}${message}`)
   if (fix !== undefined && !message.includes(fix)) writeStderr(`${paint('bold', 'fix:')} ${fix}`)
   if (stack !== undefined) writeStderr(paint('dim', stack))
