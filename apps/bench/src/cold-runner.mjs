@@ -2,9 +2,11 @@
 // makes what a first run needs and prints the result of `1 + 2` (cold-child.mjs, or a command
 // of its own); timed from spawn() to the first stdout line ("first result") and to the exit.
 // The contenders take turns in rounds, the first one rotating, one process at a time.
-import { spawn } from 'node:child_process'
+import { spawn, spawnSync } from 'node:child_process'
+import { chmodSync, mkdtempSync, rmSync } from 'node:fs'
 import { createRequire } from 'node:module'
-import { dirname, resolve } from 'node:path'
+import { tmpdir } from 'node:os'
+import { dirname, join, resolve } from 'node:path'
 import { fileURLToPath } from 'node:url'
 import { reasonOf } from './reason.mjs'
 import { summarize } from './stats.mjs'
@@ -20,6 +22,29 @@ const version = (pkg) => require(`${pkg}/package.json`).version
 function cliPath() {
   const manifest = require.resolve('@cordon/cli/package.json')
   return resolve(dirname(manifest), require(manifest).bin.cordon)
+}
+
+/**
+ * Starts a daemon in a runtime folder of its own; resolves the environment that reaches it and
+ * a function that stops it and removes the folder.
+ */
+function daemonAround() {
+  const runtime = mkdtempSync(join(tmpdir(), 'cordon-bench-runtime-'))
+  chmodSync(runtime, 0o700)
+  const env = { ...process.env, XDG_RUNTIME_DIR: runtime }
+  const cli = (...args) => spawnSync(process.execPath, [cliPath(), 'daemon', ...args], { env, encoding: 'utf8' })
+  const started = cli('start', '--idle', '600')
+  if (started.status !== 0) {
+    rmSync(runtime, { recursive: true, force: true })
+    throw new Error(`cordon daemon start exited ${started.status}: ${started.stderr.trim()}`)
+  }
+  return {
+    env: { XDG_RUNTIME_DIR: runtime },
+    end: () => {
+      cli('stop')
+      rmSync(runtime, { recursive: true, force: true })
+    },
+  }
 }
 
 /** Node's arguments for one contender: flags (none unless its package needs one) and what to run. */
@@ -50,7 +75,20 @@ export const COLD_CONTENDERS = [
     // The child prints the backend's name after the value.
     note: (backend) => `chose ${backend}`,
   },
-  { id: 'cordon-cli-cold', name: "`cordon run -e '1 + 2'` (the CLI)", args: () => [cliPath(), 'run', '-e', '1 + 2'] },
+  // A first contact: a daemon the machine's user may have started is not asked.
+  {
+    id: 'cordon-cli-cold',
+    name: "`cordon run -e '1 + 2'` (the CLI)",
+    args: () => [cliPath(), 'run', '-e', '1 + 2'],
+    env: { CORDON_NO_DAEMON: '1' },
+  },
+  // Later calls, with `cordon daemon start` run once before (its own runtime folder, stopped after).
+  {
+    id: 'cordon-cli-daemon',
+    name: "`cordon run -e '1 + 2'` with `cordon daemon` running",
+    args: () => [cliPath(), 'run', '-e', '1 + 2'],
+    around: daemonAround,
+  },
   { id: 'peer-run-cold', name: () => `run ${version('run')} (peer: run({ source }))`, args: child('peer-run-cold') },
   {
     id: 'peer-sebastianwessel-cold',
@@ -62,10 +100,10 @@ export const COLD_CONTENDERS = [
 export const COLD_IDS = COLD_CONTENDERS.map((c) => c.id)
 
 /** One fresh process: ms to its first stdout line and to its exit, the line, and how it ended. */
-function sample(args) {
+function sample(args, env) {
   return new Promise((done) => {
     const start = performance.now()
-    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'] })
+    const proc = spawn(process.execPath, args, { stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } })
     const timer = setTimeout(() => proc.kill('SIGKILL'), TIMEOUT_MS)
     let stdout = ''
     let stderr = ''
@@ -115,6 +153,8 @@ export async function measureCold(ids, plan) {
     contenderId: c.id,
     contender: nameOf(c),
     args: c.args,
+    env: c.env,
+    around: c.around,
     describe: c.note ?? ((text) => text),
     first: [],
     exit: [],
@@ -123,7 +163,7 @@ export async function measureCold(ids, plan) {
   const take = async (e, keep) => {
     if (e.status === 'failed') return
     try {
-      const s = check(await sample(e.args()))
+      const s = check(await sample(e.args(), e.env))
       if (!keep) return
       e.first.push(s.firstMs)
       e.exit.push(s.exitMs)
@@ -133,10 +173,25 @@ export async function measureCold(ids, plan) {
       e.reason = reasonOf(error)
     }
   }
-  // Warm-up: the OS's file cache holds each package's files, as after an install and a first use.
-  for (let i = 0; i < warmup; i++) for (const e of entries) await take(e, false)
-  for (let round = 0; round < rounds; round++) {
-    for (const e of entries.map((_, i) => entries[(i + round) % entries.length])) await take(e, true)
+  const ends = []
+  for (const e of entries.filter((entry) => entry.around !== undefined)) {
+    try {
+      const around = e.around()
+      e.env = { ...e.env, ...around.env }
+      ends.push(around.end)
+    } catch (error) {
+      e.status = 'failed'
+      e.reason = reasonOf(error)
+    }
+  }
+  try {
+    // Warm-up: the OS's file cache holds each package's files, as after an install and a first use.
+    for (let i = 0; i < warmup; i++) for (const e of entries) await take(e, false)
+    for (let round = 0; round < rounds; round++) {
+      for (const e of entries.map((_, i) => entries[(i + round) % entries.length])) await take(e, true)
+    }
+  } finally {
+    for (const end of ends) end()
   }
   return entries.map(toRow)
 }

@@ -287,6 +287,13 @@ export function checkTargets(results) {
       2,
       '≤',
     ),
+    target(
+      'cold-cli-daemon',
+      "Cold: `cordon run -e '1 + 2'` with `cordon daemon` running, to exit ≤ 2× `node -p '1 + 2'` to exit",
+      ratio(cold('cordon-cli-daemon', 'exitMedian'), cold('node-p', 'exitMedian')),
+      2,
+      '≤',
+    ),
   )
   // Back to back against spaced: a pool that cannot keep up shows here, not in W1.
   for (const [id, name] of [

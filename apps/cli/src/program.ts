@@ -2,6 +2,7 @@
 // command, formatter and loader lives in its own file.
 import { createRequire } from 'node:module'
 import { Command, CommanderError } from 'commander'
+import type { DaemonFlags } from './daemon/daemon-command.js'
 import type { DoctorFlags } from './doctor-command.js'
 import { endProcess } from './process-end.js'
 import { EXIT, EXIT_CODES_HELP } from './exit-codes.js'
@@ -9,7 +10,7 @@ import { ignoreClosedPipes } from './output.js'
 import { reportFailure } from './report-failure.js'
 import type { ReplFlags } from './repl-command.js'
 import type { RunFlags } from './run-command.js'
-import { addSandboxFlags, portNumber } from './run-options.js'
+import { addSandboxFlags, portNumber, positiveNumber } from './run-options.js'
 
 const { version } = createRequire(import.meta.url)('../package.json') as { version: string }
 
@@ -64,6 +65,25 @@ function buildProgram(): Command {
       const { doctorCommand } = await import('./doctor-command.js')
       process.exitCode = await doctorCommand(flags)
     })
+
+  const daemon = program
+    .command('daemon')
+    .description('a background process of yours that keeps a warm sandbox, so later `cordon run` commands skip starting one')
+  for (const [action, description] of [
+    ['start', 'start it in the background (it ends after --idle seconds without a run)'],
+    ['stop', 'stop it'],
+    ['status', 'say whether it runs, since when, and how many runs it served (exit 1 when it does not run)'],
+    ['serve', 'be it, in the foreground (for a service manager)'],
+  ] as const) {
+    const command = daemon.command(action).description(description)
+    if (action === 'start' || action === 'serve')
+      command.option('--idle <seconds>', 'end after this long without a run', positiveNumber, 900)
+    if (action === 'status') command.option('--json', 'print the status as JSON')
+    command.action(async (flags: DaemonFlags) => {
+      const { daemonCommand } = await import('./daemon/daemon-command.js')
+      process.exitCode = await daemonCommand(action, flags)
+    })
+  }
 
   addSandboxFlags(
     program

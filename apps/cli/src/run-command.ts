@@ -39,7 +39,13 @@ export async function runCommand(file: string | undefined, flags: RunFlags): Pro
     const { createSandbox } = await import('@cordon/select')
     sandbox = await createSandbox(selectOptionsFrom(flags))
     const out = { write: writeLine, colorStdout: wantsColor(process.stdout), colorStderr: wantsColor(process.stderr) }
-    return await runInSandbox(sandbox, program, flags, { tools, globals, fetch, signal: interrupt.signal, interruptedBy: () => interrupt.by }, out)
+    return await runInSandbox(
+      sandbox,
+      program,
+      flags,
+      { tools, globals, fetch, signal: interrupt.signal, interruptedBy: () => interrupt.by },
+      out,
+    )
   } catch (error) {
     return reportFailure(error, json, sandbox?.backend.name ?? null)
   } finally {

@@ -34,7 +34,13 @@ export interface RunHostParts {
  * `cordon run` once it has its program and its sandbox: the run, its live logs, its printed
  * result; resolves the exit code. The same for a run in this process and one a daemon serves.
  */
-export async function runInSandbox(sandbox: Sandbox, program: Program, flags: RunFlags, host: RunHostParts, out: RunOutput): Promise<number> {
+export async function runInSandbox(
+  sandbox: Sandbox,
+  program: Program,
+  flags: RunFlags,
+  host: RunHostParts,
+  out: RunOutput,
+): Promise<number> {
   const json = flags.json === true
   try {
     // People see each log line as the guest writes it; --json keeps its one document at the end.

@@ -119,6 +119,13 @@ export function mayUseIvm(flags: SandboxFlags & DebugFlags, env: NodeJS.ProcessE
   return env.CORDON_BACKEND?.trim().toLowerCase() === 'ivm' || (flags.prefer ?? []).includes('ivm')
 }
 
+/** A whole number of at least 1 (e.g. `cordon daemon start --idle`). */
+export function positiveNumber(value: string): number {
+  const number = wholeNumber(value)
+  if (number < 1) throw new InvalidArgumentError('expected a whole number of at least 1.')
+  return number
+}
+
 function wholeNumber(value: string): number {
   if (!/^\d[\d_]*$/.test(value)) throw new InvalidArgumentError('expected a whole number.')
   return Number(value.replace(/_/g, ''))
