@@ -23,7 +23,8 @@ Examples:
   cordon run program.ts --inspect-brk         step through it in Chrome DevTools
   cordon run hot.js --cpu-prof                write a .cpuprofile of the run
   cordon repl --tools ./tools.mjs             an interactive session (state persists; --fresh: it does not)
-  cordon doctor                               which backends work here, and why not`
+  cordon doctor                               which backends work here, and why not
+  cordon daemon start                         keep a warm sandbox for later plain cordon run commands`
 
 function buildProgram(): Command {
   const program = new Command('cordon')

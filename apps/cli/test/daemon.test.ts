@@ -106,6 +106,22 @@ describe.runIf(linux)('cordon daemon', () => {
     expect((await withDaemon(['run', '-e', '40 + 2'])).stdout).toBe('42\n')
   })
 
+  it('serves another command while one of its runs spins', async () => {
+    const order: string[] = []
+    const before = (await status()).runs!
+    const spinning = withDaemon(['run', '-t', '4000', '-e', 'while (true) {}']).then((r) => {
+      order.push('spinning')
+      return r
+    })
+    // Once the daemon has the spinning run (its count says so), ask it for another.
+    for (let i = 0; i < 100 && (await status()).runs === before; i++) await new Promise((resolve) => setTimeout(resolve, 50))
+    const quick = await withDaemon(['run', '-e', '1 + 1'])
+    order.push('quick')
+    expect(quick.stdout).toBe('2\n')
+    expect((await spinning).code).toBe(3)
+    expect(order).toEqual(['quick', 'spinning'])
+  })
+
   it('refuses a runtime folder others may enter, and the CLI then runs alone', async () => {
     const open = mkdtempSync(path.join(tmpdir(), 'cordon-open-runtime-'))
     try {
