@@ -2,7 +2,8 @@
  * `cordon daemon`: a background process of the user's serving later `cordon run` commands. Each
  * test file run has its own runtime folder (XDG_RUNTIME_DIR), so its daemon is its own.
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, rmSync, writeFileSync } from 'node:fs'
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs'
+import net from 'node:net'
 import { tmpdir } from 'node:os'
 import path from 'node:path'
 import { afterAll, beforeAll, describe, expect, it } from 'vitest'
@@ -20,6 +21,29 @@ function withDaemon(args: string[], options: CliOptions = {}) {
 /** The same command run in its own process only. */
 function withoutDaemon(args: string[], options: CliOptions = {}) {
   return withDaemon(args, { ...options, env: { CORDON_NO_DAEMON: '1', ...options.env } })
+}
+
+/** The `cordon daemon serve` processes whose runtime folder is `runtime`. */
+function daemonsIn(runtime: string): number[] {
+  return readdirSync('/proc')
+    .filter((entry) => /^\d+$/.test(entry))
+    .filter((pid) => {
+      try {
+        const argv = readFileSync(`/proc/${pid}/cmdline`, 'utf8').split('\0')
+        const env = readFileSync(`/proc/${pid}/environ`, 'utf8').split('\0')
+        return argv.includes('serve') && argv.includes('daemon') && env.includes(`XDG_RUNTIME_DIR=${runtime}`)
+      } catch {
+        return false
+      }
+    })
+    .map(Number)
+}
+
+async function waitUntil(condition: () => boolean, ms: number): Promise<boolean> {
+  for (const until = Date.now() + ms; Date.now() < until; await new Promise((resolve) => setTimeout(resolve, 100))) {
+    if (condition()) return true
+  }
+  return condition()
 }
 
 async function status(): Promise<{ running: boolean; runs?: number; pid?: number }> {
@@ -151,6 +175,53 @@ describe.runIf(linux)('cordon daemon', () => {
       expect(running).toBe(false)
       expect(readdirSync(path.join(other, 'cordon')).filter((name) => name.endsWith('.sock'))).toEqual([])
     } finally {
+      rmSync(other, { recursive: true, force: true })
+    }
+  }, 30_000)
+
+  it('a daemon killed outright leaves a socket the CLI passes over and the next start replaces; two starts at once make one', async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'cordon-stale-runtime-'))
+    chmodSync(other, 0o700)
+    const env = { XDG_RUNTIME_DIR: other }
+    const pidOf = async () => (JSON.parse((await cordon(['daemon', 'status', '--json'], { env })).stdout) as { pid?: number }).pid
+    try {
+      expect((await cordon(['daemon', 'start'], { env })).code).toBe(0)
+      const killed = (await pidOf())!
+      process.kill(killed, 'SIGKILL')
+      expect(readdirSync(path.join(other, 'cordon')).filter((name) => name.endsWith('.sock'))).toHaveLength(1)
+      expect((await cordon(['run', '-e', '3 * 3'], { env })).stdout).toBe('9\n')
+      expect((await cordon(['daemon', 'status'], { env })).code).toBe(1)
+      const [a, b] = await Promise.all([cordon(['daemon', 'start'], { env }), cordon(['daemon', 'start'], { env })])
+      expect([a.code, b.code]).toEqual([0, 0])
+      const pid = await pidOf()
+      expect(pid).not.toBe(killed)
+      expect(a.stdout).toContain(`pid ${pid}`)
+      expect(b.stdout).toContain(`pid ${pid}`)
+      // And only that one is left: one that lost the race for the socket's name ends by itself.
+      expect(await waitUntil(() => daemonsIn(other).length === 1, 10_000)).toBe(true)
+      expect(daemonsIn(other)).toEqual([pid])
+    } finally {
+      await cordon(['daemon', 'stop'], { env })
+      rmSync(other, { recursive: true, force: true })
+    }
+  }, 60_000)
+
+  it('ends by itself, leaving the file alone, when its socket’s name is taken over', async () => {
+    const other = mkdtempSync(path.join(tmpdir(), 'cordon-taken-runtime-'))
+    chmodSync(other, 0o700)
+    const env = { XDG_RUNTIME_DIR: other }
+    const squatter = net.createServer()
+    try {
+      expect((await cordon(['daemon', 'start'], { env })).code).toBe(0)
+      expect(daemonsIn(other)).toHaveLength(1)
+      const [name] = readdirSync(path.join(other, 'cordon')).filter((file) => file.endsWith('.sock'))
+      const socket = path.join(other, 'cordon', name!)
+      rmSync(socket)
+      await new Promise<void>((resolve) => squatter.listen(socket, resolve))
+      expect(await waitUntil(() => daemonsIn(other).length === 0, 10_000)).toBe(true)
+      expect(existsSync(socket)).toBe(true)
+    } finally {
+      squatter.close()
       rmSync(other, { recursive: true, force: true })
     }
   }, 30_000)

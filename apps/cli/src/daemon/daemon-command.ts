@@ -66,9 +66,10 @@ export async function daemonCommand(action: string, flags: DaemonFlags): Promise
   let exited = false
   child.once('exit', () => (exited = true))
   child.unref()
-  const answer = await waitFor(async () => exited || (await ask(place.socket, { type: 'status' }))?.type === 'status', START_WAIT_MS)
-  const started = exited ? undefined : await ask(place.socket, { type: 'status' })
-  if (!answer || started?.type !== 'status') {
+  await waitFor(async () => exited || (await ask(place.socket, { type: 'status' }))?.type === 'status', START_WAIT_MS)
+  // Ours, or one started meanwhile by another `start` (ours then saw it and left).
+  const started = await ask(place.socket, { type: 'status' })
+  if (started?.type !== 'status') {
     if (!exited) child.kill('SIGKILL')
     const said = fs.readFileSync(place.log, 'utf8').slice(-LOG_TAIL_CHARS).trim()
     writeStderr(`cordon daemon: it did not start${said === '' ? '' : `:\n${said}`}`)

@@ -16,7 +16,11 @@ import { runInSandbox, type RunFlags } from '../run-in-sandbox.js'
 import { selectOptionsFrom } from '../run-options.js'
 import { daemonPlace, makeDir } from './daemon-paths.js'
 import { ask } from './daemon-ask.js'
+import { withSocketLock } from './daemon-lock.js'
 import { cordonEnv, encode, messageReader, PROTOCOL, type DaemonMessage, type DaemonRunFlags } from './daemon-protocol.js'
+
+/** How often a daemon checks that its socket's name is still its own. */
+const OWNERSHIP_CHECK_MS = 1_000
 
 export interface ServeOptions {
   idleSeconds: number
@@ -40,7 +44,6 @@ export async function serveDaemon(options: ServeOptions): Promise<number> {
     options.say(`cordon daemon: one already serves this build at ${place.socket}`)
     return EXIT.OK
   }
-  fs.rmSync(place.socket, { force: true })
 
   const { createSandbox } = await import('@cordon/select')
   const sandbox = await createSandbox(selectOptionsFrom({ backend: 'auto' }))
@@ -84,21 +87,51 @@ export async function serveDaemon(options: ServeOptions): Promise<number> {
   const armIdle = () => {
     idleTimer = setTimeout(() => void stop(), options.idleSeconds * 1000)
   }
+  /** The socket file this daemon listens on once it does (see fileOf), and the look that checks it stays so. */
+  const own: { socket?: string | undefined; check?: ReturnType<typeof setInterval> } = {}
   const stop = () =>
     (stopping ??= (async () => {
       clearTimeout(idleTimer)
-      server.close()
-      fs.rmSync(place.socket, { force: true })
+      clearInterval(own.check)
+      // Closing a Unix socket's server unlinks its name: only when the name is still this
+      // daemon's. One that lost it leaves the server open; its process ends without closing it.
+      if (own.socket !== undefined && fileOf(place.socket) === own.socket) server.close()
       await sandbox.dispose()
       stopped()
     })())
 
-  await new Promise<void>((resolve, reject) => {
-    server.once('error', reject)
-    server.listen(place.socket, () => resolve())
+  const listen = () =>
+    new Promise<void>((resolve, reject) => {
+      server.once('error', reject)
+      server.listen(place.socket, () => {
+        server.off('error', reject)
+        resolve()
+      })
+    })
+  // The name is free, held by a daemon started meanwhile (it answers), or left by one that died.
+  const taken = await withSocketLock(place.socket, async () => {
+    if ((await ask(place.socket, { type: 'status' })) !== undefined) return false
+    fs.rmSync(place.socket, { force: true })
+    await listen()
+    return true
+  }).catch(async (error: unknown) => {
+    await sandbox.dispose()
+    throw error
   })
+  if (!taken) {
+    await sandbox.dispose()
+    options.say(`cordon daemon: one already serves this build at ${place.socket}`)
+    return EXIT.OK
+  }
   // The folder already keeps others out; the socket says so too.
   fs.chmodSync(place.socket, 0o600)
+  own.socket = fileOf(place.socket)
+  // Two daemons started at once may both find a dead one's socket and replace it: the one whose
+  // file was replaced can no longer be reached, and ends.
+  own.check = setInterval(() => {
+    if (fileOf(place.socket) !== own.socket) void stop()
+  }, OWNERSHIP_CHECK_MS)
+  own.check.unref()
   armIdle()
   const onSignal = () => void stop()
   process.on('SIGTERM', onSignal)
@@ -214,5 +247,15 @@ function checkRun(message: unknown): { program: Program; flags: RunFlags; color:
       stats: flags.stats,
     },
     color: { stdout: color?.stdout === true, stderr: color?.stderr === true },
+  }
+}
+
+/** Which file `file` names: its device, inode and change time (an inode is soon reused). */
+function fileOf(file: string): string | undefined {
+  try {
+    const stat = fs.statSync(file)
+    return `${stat.dev}:${stat.ino}:${stat.ctimeMs}`
+  } catch {
+    return undefined
   }
 }
