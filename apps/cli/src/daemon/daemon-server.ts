@@ -126,8 +126,8 @@ export async function serveDaemon(options: ServeOptions): Promise<number> {
   // The folder already keeps others out; the socket says so too.
   fs.chmodSync(place.socket, 0o600)
   own.socket = fileOf(place.socket)
-  // Two daemons started at once may both find a dead one's socket and replace it: the one whose
-  // file was replaced can no longer be reached, and ends.
+  // Should the name come to another file all the same (removed by hand, a daemon of a starter
+  // that outwaited the lock), this one can no longer be reached: it ends.
   own.check = setInterval(() => {
     if (fileOf(place.socket) !== own.socket) void stop()
   }, OWNERSHIP_CHECK_MS)
