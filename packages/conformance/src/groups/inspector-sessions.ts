@@ -57,7 +57,11 @@ export const inspectorSessionChecks: readonly ConformanceCheck[] = [
         if (expectOk(first) !== true) throw new Error('the profiled program did not finish as written')
         if (first.cpuProfile === undefined) throw new Error('a run of a session opened with cpuProfile has no profile')
         const profile = JSON.parse(JSON.stringify(first.cpuProfile)) as CpuProfile
-        if (hotFunctionFrames(profile, 'fib').length === 0) throw new Error("the session run's profile has no frame of fib")
+        if (hotFunctionFrames(profile, 'fib').length === 0) {
+          // Which frames it has, and how many samples, say what went wrong (it failed once in CI, 2026-12-02).
+          const frames = [...new Set(profile.nodes.map((node) => node.callFrame.functionName || '(anonymous)'))].join(', ')
+          throw new Error(`the session run's profile has no frame of fib (${profile.samples?.length ?? 0} samples; frames: ${frames})`)
+        }
         const off = (await timedSessionRun(session, 'fib(10)', { cpuProfile: false })).result
         if (expectOk(off) !== 55)
           throw new Error(`fib(10) gave ${JSON.stringify(off.ok && off.value)}: the session lost the first run's function`)
