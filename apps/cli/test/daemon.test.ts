@@ -23,6 +23,13 @@ function withoutDaemon(args: string[], options: CliOptions = {}) {
   return withDaemon(args, { ...options, env: { CORDON_NO_DAEMON: '1', ...options.env } })
 }
 
+/** A runtime folder of a test's own (0700, as a daemon requires), and the environment that points at it. */
+function privateRuntime(prefix: string): { dir: string; env: Record<string, string> } {
+  const dir = mkdtempSync(path.join(tmpdir(), prefix))
+  chmodSync(dir, 0o700)
+  return { dir, env: { XDG_RUNTIME_DIR: dir } }
+}
+
 /** The `cordon daemon serve` processes whose runtime folder is `runtime`. */
 function daemonsIn(runtime: string): number[] {
   return readdirSync('/proc')
@@ -162,17 +169,11 @@ describe.runIf(linux)('cordon daemon', () => {
   })
 
   it('ends by itself after --idle seconds without a run, and removes its socket', async () => {
-    const other = mkdtempSync(path.join(tmpdir(), 'cordon-idle-runtime-'))
-    chmodSync(other, 0o700)
+    const { dir: other, env } = privateRuntime('cordon-idle-runtime-')
     try {
-      const env = { XDG_RUNTIME_DIR: other }
       expect((await cordon(['daemon', 'start', '--idle', '1'], { env })).code).toBe(0)
-      let running = true
-      for (let i = 0; i < 100 && running; i++) {
-        await new Promise((resolve) => setTimeout(resolve, 100))
-        running = (await cordon(['daemon', 'status'], { env })).code === 0
-      }
-      expect(running).toBe(false)
+      expect(daemonsIn(other)).toHaveLength(1)
+      expect(await waitUntil(() => daemonsIn(other).length === 0, 10_000)).toBe(true)
       expect(readdirSync(path.join(other, 'cordon')).filter((name) => name.endsWith('.sock'))).toEqual([])
     } finally {
       rmSync(other, { recursive: true, force: true })
@@ -180,9 +181,7 @@ describe.runIf(linux)('cordon daemon', () => {
   }, 30_000)
 
   it('a daemon killed outright leaves a socket the CLI passes over and the next start replaces; two starts at once make one', async () => {
-    const other = mkdtempSync(path.join(tmpdir(), 'cordon-stale-runtime-'))
-    chmodSync(other, 0o700)
-    const env = { XDG_RUNTIME_DIR: other }
+    const { dir: other, env } = privateRuntime('cordon-stale-runtime-')
     const pidOf = async () => (JSON.parse((await cordon(['daemon', 'status', '--json'], { env })).stdout) as { pid?: number }).pid
     try {
       expect((await cordon(['daemon', 'start'], { env })).code).toBe(0)
@@ -207,9 +206,7 @@ describe.runIf(linux)('cordon daemon', () => {
   }, 60_000)
 
   it('ends by itself, leaving the file alone, when its socket’s name is taken over', async () => {
-    const other = mkdtempSync(path.join(tmpdir(), 'cordon-taken-runtime-'))
-    chmodSync(other, 0o700)
-    const env = { XDG_RUNTIME_DIR: other }
+    const { dir: other, env } = privateRuntime('cordon-taken-runtime-')
     const squatter = net.createServer()
     try {
       expect((await cordon(['daemon', 'start'], { env })).code).toBe(0)
