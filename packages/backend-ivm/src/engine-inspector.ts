@@ -17,6 +17,15 @@ import type { IvmIsolate } from './ivm-types.js'
  * `Debugger.resume` sent 1 ms after `Debugger.paused`). Any later message wakes the loop and it
  * takes every queued one, so while a message is unanswered the session sends a no-op of its own
  * every few milliseconds; and it is disposed only once every message it sent has its answer.
+ *
+ * And V8's CPU profiler samples the thread that started it, while isolated-vm runs an isolate's
+ * tasks on whichever thread of its pool is free (the last one unless another isolate's work holds
+ * it). A `Profiler.start` taken in a task of its own, and the run started in the next one on
+ * another thread, gave profiles without the guest's samples, with other isolates' frames, and a
+ * host killed by SIGPROF or SIGSEGV. So until the run's first call into the isolate is queued,
+ * `Profiler.start` is answered here and held, then sent: it runs in that call's stretch, on its
+ * thread (isolated-vm takes a running isolate's inspector messages between two steps of its code,
+ * and an idle one's before its queued calls).
  */
 interface OpenSession {
   /** Quiets and disposes the session; resolves when done (at once if the isolate is gone). */
@@ -35,12 +44,25 @@ const NUDGE_EVERY_MS = 20
 /** A command every engine answers at once, paused or not, with no effect. */
 const NUDGE = 'Runtime.getIsolateId'
 
+/** A run's inspector target; told when the run's first call into the isolate is queued. */
+export interface RunEngineInspector extends EngineInspector {
+  runStartQueued(): void
+}
+
 /**
  * An isolate made with `inspector: true` as core's inspector target: each session is one of
  * isolated-vm's, whose messages arrive on the host's thread.
  */
-export function isolateInspector(isolate: IvmIsolate): EngineInspector {
+export function isolateInspector(isolate: IvmIsolate): RunEngineInspector {
+  // `Profiler.start`s waiting for the run's first call (see above).
+  let runQueued = false
+  const heldStarts = new Set<() => void>()
   return {
+    runStartQueued() {
+      runQueued = true
+      for (const send of heldStarts) send()
+      heldStarts.clear()
+    },
     connect(onMessage) {
       if (isolate.isDisposed) return { dispatch: () => undefined, disconnect: () => undefined }
       const session = isolate.createInspectorSession()
@@ -130,11 +152,31 @@ export function isolateInspector(isolate: IvmIsolate): EngineInspector {
         },
       }
       sessions.add(open)
+      let heldStart: (() => void) | undefined
+      /** Answers a `Profiler.start` sent before the run's first call and holds it until then. */
+      const heldUntilRun = (message: string): boolean => {
+        if (runQueued) return false
+        const command = parseCommand(message)
+        if (command?.method !== 'Profiler.start') return false
+        queueMicrotask(() => {
+          if (attached) onMessage(JSON.stringify({ id: command.id, result: {} }))
+        })
+        // Sent again under an id of this module's: the engine's answer then reaches nobody.
+        if (heldStart !== undefined) return true
+        heldStart = () => {
+          if (!attached) return
+          guardLateSamples()
+          dispatch(JSON.stringify({ ...command, id: nextId++ }))
+        }
+        heldStarts.add(heldStart)
+        return true
+      }
       return {
         dispatch(message) {
-          if (attached) dispatch(message)
+          if (attached && !heldUntilRun(message)) dispatch(message)
         },
         disconnect() {
+          if (heldStart !== undefined) heldStarts.delete(heldStart)
           void open.close()
         },
       }
@@ -152,13 +194,38 @@ export function closeInspectorSessions(isolate: IvmIsolate): Promise<void> | und
   return Promise.all([...sessions].map((session) => session.close())).then(() => undefined)
 }
 
-/** The id of a command (a message with a numeric id), as the engine will answer it. */
-function commandId(message: string): number | undefined {
+let lateSamplesGuarded = false
+
+/**
+ * V8's sampler signals its thread with SIGPROF and puts back the handler it found when the last
+ * profile stops. A profile stopped in a task on another thread than the one it samples (the
+ * isolate idle when the run ended, its thread then busy with another isolate's work) can leave a
+ * signal on the way: with Node's default handler in place, it ends the process. A listener makes
+ * the handler found (and put back) libuv's, which lets such a signal pass.
+ */
+function guardLateSamples(): void {
+  if (lateSamplesGuarded || typeof process === 'undefined' || typeof process.on !== 'function') return
+  lateSamplesGuarded = true
+  try {
+    process.on('SIGPROF', () => undefined)
+  } catch {
+    // A runtime without the signal: nothing to guard.
+  }
+}
+
+/** A message as an object with its method, when it is one (a command or a notification). */
+function parseCommand(message: string): ({ id?: unknown; method: string } & Record<string, unknown>) | undefined {
   try {
     const parsed: unknown = JSON.parse(message)
-    const id = typeof parsed === 'object' && parsed !== null ? (parsed as { id?: unknown }).id : undefined
-    return typeof id === 'number' ? id : undefined
+    if (typeof parsed !== 'object' || parsed === null) return undefined
+    return typeof (parsed as { method?: unknown }).method === 'string' ? (parsed as { method: string }) : undefined
   } catch {
     return undefined
   }
+}
+
+/** The id of a command (a message with a numeric id), as the engine will answer it. */
+function commandId(message: string): number | undefined {
+  const id = parseCommand(message)?.id
+  return typeof id === 'number' ? id : undefined
 }

@@ -13,7 +13,7 @@ import { engineFailure, memoryLimitError } from './engine-failure.js'
 import type { GuestVm } from './guest-vm.js'
 import { provesOverLimit, readHeap, sampleHeap, withinWait } from './heap-check.js'
 import type { IvmHeapStatistics } from './ivm-types.js'
-import { isolateInspector } from './engine-inspector.js'
+import { closeInspectorSessions, isolateInspector } from './engine-inspector.js'
 
 /** Setup plus script up to this many characters are handed to the isolate synchronously. */
 const SYNC_HANDOVER_MAX_CHARS = 64 * 1024
@@ -230,8 +230,9 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
   // Never with an inspector: a debugger pausing a synchronous call would pause the host's thread.
   const inspector = request.inspector
   const sync = inspector === undefined && request.setup.length + request.script.length <= SYNC_HANDOVER_MAX_CHARS
+  const engineInspector = inspector === undefined ? undefined : isolateInspector(vm.isolate)
   const drive = async () => {
-    inspector?.attach(isolateInspector(vm.isolate))
+    if (engineInspector !== undefined) inspector?.attach(engineInspector)
     try {
       // Install only runs guest code in a session's context (a getter an earlier run left on a
       // namespace): that must stay under the deadline timer, so only a fresh isolate goes sync.
@@ -281,6 +282,7 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     }
     // `release: true` lets go of the host's handle once the function is in the runtime's hands.
     const startCall = vm.start.apply(undefined, [main.derefInto({ release: true })])
+    engineInspector?.runStartQueued()
     afterStart = vm.isolate.getHeapStatistics().catch(() => undefined)
     void startCall.then(
       () => (startReturned = true),
@@ -299,6 +301,10 @@ export async function runInVm(vm: GuestVm, request: ExecuteRequest, register: Re
     forget()
     relay.close()
     vm.port.detach()
+    // The run's inspector sessions end before its result is handed over: a host that exits right
+    // after (process.exit) would otherwise tear the isolate down under a connected session, which
+    // deadlocks isolated-vm's exit (engine-inspector.ts).
+    if (inspector !== undefined) await closeInspectorSessions(vm.isolate)
     mode.onEnd?.(inFlight === 0 && !vm.isolate.isDisposed)
   }
 }

@@ -59,6 +59,11 @@ ${run}
 console.log('CODE ' + (r.ok ? 'ok' : r.error.code))
 ${ending}
 `
+  return runScript(source)
+}
+
+/** Runs an ES module in a fresh Node (as isolated-vm needs it); SIGKILL after 15 s means it hung. */
+function runScript(source: string): Promise<{ out: string; code: number | null; signal: string | null; err: string; ms: number }> {
   const started = Date.now()
   return new Promise((resolve) => {
     const child = spawn(process.execPath, ['--no-node-snapshot', '--input-type=module', '-e', source], {
@@ -98,3 +103,23 @@ for (const sessions of [false, true]) {
     }
   }
 }
+
+// A profiled run used to leave its inspector session connected when the result came back (the
+// host's exit then deadlocked isolated-vm's teardown) and, once profiles came from isolated-vm's
+// own profiler, its isolate deleted on a pool thread while Node took its platform down (SIGSEGV).
+test('the host exits on process.exit() right after a profiled run and a profiled session run', async () => {
+  const source = `
+import { createSandbox } from ${JSON.stringify(coreDist)}
+import { createIvmBackend } from ${JSON.stringify(dist)}
+const sandbox = createSandbox(createIvmBackend({ inspector: true }))
+const hot = 'let n = 0; const until = Date.now() + 50; while (Date.now() < until) n++; n > 0'
+const single = await sandbox.run(hot, { cpuProfile: true })
+const session = await sandbox.createSession({ cpuProfile: true })
+const kept = await session.run(hot)
+console.log('CODE ' + [single, kept].map((r) => (r.ok ? (r.cpuProfile === undefined ? 'no profile' : 'ok') : r.error.code)).join(' '))
+process.exit(3)
+`
+  const { out, code, signal, err, ms } = await runScript(source)
+  expect(out).toContain('CODE ok ok')
+  expect(code, `code ${code}, signal ${signal}, after ${ms} ms; stderr ends: ${err.slice(-1_000)}`).toBe(3)
+}, 20_000)

@@ -206,6 +206,32 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
       expectHotFib(aborted.result.cpuProfile, 'an aborted run')
     },
   },
+  {
+    group: 'inspector',
+    name: 'cpuProfile of a run beside other runs in flight: the host lives on and each profile names the hot function',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      // An engine that runs an isolate on whichever thread is free (isolated-vm) moves it away from
+      // a sampler bound to one thread: such profiles lost the guest's samples, showed other runs'
+      // frames, and the host died of SIGPROF or SIGSEGV.
+      let busy = true
+      const spin = 'const until = Date.now() + 5\nwhile (Date.now() < until) {}\n1'
+      const others = Array.from({ length: 2 }, async () => {
+        while (busy) expectOk((await timedRun(sandbox, spin)).result)
+      })
+      try {
+        for (let round = 1; round <= 3; round++) {
+          const { result } = await timedRun(sandbox, HOT_PROGRAM, { cpuProfile: true, timeoutMs: 20_000 })
+          if (expectOk(result) !== true) throw new Error('the profiled program did not finish as written')
+          expectHotFib(result.cpuProfile, `profiled run ${round} of 3 beside other runs`)
+        }
+      } finally {
+        busy = false
+        await Promise.all(others)
+      }
+    },
+  },
   ...inspectorSessionChecks,
 ]
 
