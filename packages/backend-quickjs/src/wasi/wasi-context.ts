@@ -36,7 +36,7 @@ const raw = (handle: EngineHandle): JSValueHandle => (handle as WasiHandle).raw
 /**
  * The VM's WASM exports and its own way to read a pending exception: declared private by
  * quickjs-wasi 3.7.0 (pinned), needed to run promise jobs in bounded batches, to give each
- * restored VM its own Math.random state (wasi-image.ts) and to cap the probe's engine once it is used.
+ * VM its own Math.random state (wasi-image.ts) and to cap the probe's engine once it is used.
  */
 interface VmInternals {
   readonly exports: {
@@ -44,6 +44,7 @@ interface VmInternals {
     qjs_is_job_pending(): number
     qjs_execute_pending_job(): number
     qjs_set_memory_limit(bytes: number): void
+    qjs_get_context_ptr(): number
   }
   throwPendingException(): never
 }

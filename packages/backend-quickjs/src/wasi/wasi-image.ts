@@ -52,7 +52,7 @@ export async function takeWasiImage(build: WasiBuild, maxStackSizeBytes: number)
     const context = new WasiContext(build.wasi, vm)
     evaluateGuestRuntime(context, new WasiRuntime(context, { handler: undefined }))
     const snapshot = vm.snapshot()
-    const seedAddress = randomStateWord(vm, snapshot)
+    const seedAddress = randomStateWord(vm, snapshot.contextPtr)
     const time = timeOriginWords(snapshot)
     if (seedAddress !== undefined && time !== undefined) image = { snapshot, seedAddress, ...time }
   } finally {
@@ -99,10 +99,7 @@ export async function restoreWasiVm(
 /** Sets what a VM restored from `image` must not share with the image: Math.random's state and the time origin. */
 export function giveOwnSeedAndTimeOrigin(vm: QuickJS, image: WasiImage): void {
   const memory = internals(vm).exports.memory.buffer
-  const seed = new Uint8Array(memory, image.seedAddress, 8)
-  globalThis.crypto.getRandomValues(seed)
-  // xorshift64* never leaves an all-zero state.
-  if (seed.every((byte) => byte === 0)) seed[0] = 1
+  writeSeed(memory, image.seedAddress)
   // quickjs-wasi's clock is Date.now(), for wall time and QuickJS's monotonic time alike.
   const now = Date.now()
   const words = new DataView(memory)
@@ -111,11 +108,31 @@ export function giveOwnSeedAndTimeOrigin(vm: QuickJS, image: WasiImage): void {
 }
 
 /**
+ * Gives a VM made from the sources (no image) a Math.random state from crypto.getRandomValues.
+ * QuickJS seeds it from the clock as the context is made, at microseconds: with the clock's
+ * random shift below, two VMs made in one millisecond still shared their numbers 1 time in 1,000
+ * (seen in CI). Left to the clock if the state word is not found as exactly one.
+ */
+export function seedMathRandom(vm: QuickJS): void {
+  const inside = internals(vm).exports
+  const address = randomStateWord(vm, inside.qjs_get_context_ptr())
+  if (address !== undefined) writeSeed(inside.memory.buffer, address)
+}
+
+/** Eight random bytes at `address`, never all zero (xorshift64* would stay at zero). */
+function writeSeed(memory: ArrayBufferLike, address: number): void {
+  const seed = new Uint8Array(memory, address, 8)
+  globalThis.crypto.getRandomValues(seed)
+  if (seed.every((byte) => byte === 0)) seed[0] = 1
+}
+
+/**
  * WASI's clock for a VM made from the sources (no image): quickjs-wasi's own (Date.now(), for wall
  * and monotonic time alike), shifted by a random part of a millisecond chosen per VM. QuickJS
  * seeds Math.random from that clock as the context is made, so with whole milliseconds two VMs
- * made within one (two sandboxes starting together) drew the same numbers; now they differ. The
- * shift is under a millisecond and fixed, so the clock stays monotonic and Date.now() as it was.
+ * made within one (two sandboxes starting together) drew the same numbers (seedMathRandom then
+ * replaces that seed; the shift stays for a VM whose state word is not found). The shift is under
+ * a millisecond and fixed, so the clock stays monotonic and Date.now() as it was.
  */
 export function clockWithRandomShift(memory: WebAssembly.Memory) {
   const shift = new BigUint64Array(1)
@@ -178,10 +195,11 @@ function doubleBits(value: number): bigint {
  * the state is what the first call changes beyond what the second does. Undefined unless that is
  * exactly one 8-byte word (then there is no image).
  */
-function randomStateWord(vm: QuickJS, snapshot: Snapshot): number | undefined {
-  const start = snapshot.contextPtr - (snapshot.contextPtr % 8)
-  const end = Math.min(start + CONTEXT_STRUCT_BYTES, snapshot.memory.length)
-  const contextBytes = (): Uint8Array => new Uint8Array(internals(vm).exports.memory.buffer).slice(start, end)
+function randomStateWord(vm: QuickJS, contextPtr: number): number | undefined {
+  const memory = internals(vm).exports.memory
+  const start = contextPtr - (contextPtr % 8)
+  const end = Math.min(start + CONTEXT_STRUCT_BYTES, memory.buffer.byteLength)
+  const contextBytes = (): Uint8Array => new Uint8Array(memory.buffer).slice(start, end)
   const changedWords = (from: Uint8Array, to: Uint8Array): Set<number> => {
     const words = new Set<number>()
     for (let at = 0; at + 8 <= from.length; at += 8) {

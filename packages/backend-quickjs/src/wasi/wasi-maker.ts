@@ -8,7 +8,7 @@ import type { WasiFromHost } from '../worker/worker-data.js'
 import type { ShippedImage } from './image-file.js'
 import { readShippedImage } from './shipped-image.js'
 import { WasiContext, WasiRuntime, internals, type WasiModule } from './wasi-context.js'
-import { clockWithRandomShift, restoreWasiVm, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
+import { clockWithRandomShift, restoreWasiVm, seedMathRandom, takeWasiImage, type WasiBuild, type WasiImage } from './wasi-image.js'
 import { recycleCheck, recycleWasiVm, type RecycleCheck } from './wasi-recycle.js'
 import type { QuickJS } from 'quickjs-wasi'
 
@@ -189,6 +189,7 @@ async function createWasiEngine(
   const { interrupts, limits } = engineLimits(maxStackSizeBytes, limitBytes)
   if (image === undefined) {
     const vm = await build.wasi.QuickJS.create({ wasm: build.module, ...limits, wasi: clockWithRandomShift })
+    seedMathRandom(vm)
     return wasiEngine(build, vm, interrupts, undefined)
   }
   const vm = await restoreWasiVm(build, image, limits)
