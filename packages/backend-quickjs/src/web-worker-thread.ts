@@ -62,7 +62,7 @@ export function startWebWorker(Worker: WebWorkerConstructor, { entry, settings, 
   const start: WebWorkerStart = { settings, flags, replies }
   worker.postMessage([WEB_WORKER_START, start])
   // Started before the host had loaded them: they follow as the worker's next message.
-  if (settings.wasiComing) void wasiComing?.then((loaded) => !gone && worker.postMessage([WASI_FROM_HOST, loaded]))
+  if (settings.wasiComing) void wasiComing?.().then((loaded) => !gone && worker.postMessage([WASI_FROM_HOST, loaded]))
   return {
     transport: {
       send: (batch) => worker.postMessage(batch),

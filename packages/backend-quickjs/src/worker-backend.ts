@@ -7,6 +7,7 @@ import { NOT_LOADED, type QuickJSBackend } from './diagnostics.js'
 import { NO_IMAGE } from './engine-maker.js'
 import { SHIPPED, loadWasiBuildAndImage } from './wasi/wasi-maker.js'
 import { compileWasm, defaultWasmUrl } from './wasm-source.js'
+import { nodeBuiltin } from './node-builtin.js'
 import type { WasiFromHost, WorkerData } from './worker/worker-data.js'
 import { startWorker } from './worker-thread.js'
 import { pageWorkerConstructor, startWebWorker } from './web-worker-thread.js'
@@ -118,35 +119,43 @@ function imageOfWorkers(imageNote: string): string {
 }
 
 async function startPool(settings: ResolvedQuickJSOptions, onWasiLoading: (loading: Promise<WasiFromHost>) => void): Promise<ChannelPool> {
-  // quickjs-wasi's module and image load here while the first worker starts (they go to it as a
-  // message), and to every later worker in its data.
-  const wasiComing = settings.engine === 'quickjs-wasi' ? loadWasiBuildAndImage(settings) : undefined
-  if (wasiComing !== undefined) onWasiLoading(wasiComing)
-  const [platform, engine] = await Promise.all([workerPlatform(settings), hostLoadedEngine(settings)])
+  const wasi = settings.engine === 'quickjs-wasi'
+  const [platform, engine, workerCount] = await Promise.all([workerPlatform(settings), hostLoadedEngine(settings), cores()])
   const data: WorkerData['settings'] = {
     engine: settings.engine,
     variant: typeof settings.variant === 'string' ? settings.variant : undefined,
     ...engine,
-    wasiComing: wasiComing !== undefined,
+    wasiComing: wasi,
     poolSize: settings.poolSize,
     maxStackSizeBytes: settings.maxStackSizeBytes,
     engineImage: settings.engineImage,
     reportDisposeErrors: settings.onDisposeError !== undefined,
   }
-  void wasiComing?.then((loaded) => {
-    data.wasiFromHost = loaded
-    data.wasiComing = false
-  })
+  // quickjs-wasi's module and image load while the first worker starts (they go to it as a
+  // message), and to every later worker in its data. Loading begins once that worker is created:
+  // importing quickjs-wasi holds the host's thread for a few milliseconds the worker's start
+  // should not wait for.
+  let wasiComing: Promise<WasiFromHost> | undefined
+  const wasiLoad = () => {
+    if (wasiComing !== undefined) return wasiComing
+    wasiComing = loadWasiBuildAndImage(settings)
+    onWasiLoading(wasiComing)
+    void wasiComing.then((loaded) => {
+      data.wasiFromHost = loaded
+      data.wasiComing = false
+    })
+    return wasiComing
+  }
   const { onDisposeError } = settings
   // The first engine image a worker takes is handed to every worker started after it.
   const onImage = (image: EngineImage) => void (data.image ??= image)
   return new ChannelPool({
     label: 'QuickJS worker',
     start: (events) => {
-      const start = { entry: platform.entry, settings: data, events, onImage, wasiComing }
+      const start = { entry: platform.entry, settings: data, events, onImage, wasiComing: wasi ? wasiLoad : undefined }
       return platform.kind === 'web' ? startWebWorker(platform.Worker, start) : startWorker(platform.threads, start)
     },
-    maxSides: settings.workers ?? defaultWorkerCount(await cores()),
+    maxSides: settings.workers ?? defaultWorkerCount(workerCount),
     minSides: 1,
     idleMs: WORKER_IDLE_MS,
     maxChars: MAX_REPORT_CHARS,
@@ -168,7 +177,7 @@ async function workerPlatform(settings: ResolvedQuickJSOptions): Promise<WorkerP
   }
   let threads: typeof import('node:worker_threads')
   try {
-    threads = await import('node:worker_threads')
+    threads = await nodeBuiltin<typeof import('node:worker_threads')>('node:worker_threads')
   } catch (error) {
     throw new SandboxError('BACKEND_UNAVAILABLE', 'this host has no worker threads (node:worker_threads): ' + describeError(error), {
       cause: error,
@@ -187,7 +196,7 @@ async function cores(): Promise<number> {
   const navigatorCores = (globalThis as { navigator?: { hardwareConcurrency?: number } }).navigator?.hardwareConcurrency
   if (typeof navigatorCores === 'number' && navigatorCores > 0) return navigatorCores
   try {
-    const os = await import('node:os')
+    const os = await nodeBuiltin<typeof import('node:os')>('node:os')
     return typeof os.availableParallelism === 'function' ? os.availableParallelism() : os.cpus().length
   } catch {
     return 2
@@ -221,8 +230,8 @@ async function findWorkerEntry(): Promise<URL> {
   const beside = new URL('./engine-worker.js', import.meta.url)
   if (beside.protocol !== 'file:') return beside
   const candidates = [beside, new URL('../dist/engine-worker.js', import.meta.url)]
-  const { existsSync } = await import('node:fs')
-  const { fileURLToPath } = await import('node:url')
+  const { existsSync } = await nodeBuiltin<typeof import('node:fs')>('node:fs')
+  const { fileURLToPath } = await nodeBuiltin<typeof import('node:url')>('node:url')
   const found = candidates.find((candidate) => existsSync(fileURLToPath(candidate)))
   if (found !== undefined) return found
   throw new SandboxError('BACKEND_UNAVAILABLE', 'the QuickJS worker entry (engine-worker.js) is missing', {

@@ -27,7 +27,7 @@ export function startWorker(threads: WorkerThreads, { entry, settings, events, o
     if (Array.isArray(message) && message[0] === IMAGE_REPORT && isEngineImage(message[1])) onImage(message[1])
   })
   // Started before the host had loaded them: they follow as the worker's first message.
-  if (settings.wasiComing) void wasiComing?.then((loaded) => worker.postMessage([WASI_FROM_HOST, loaded]))
+  if (settings.wasiComing) void wasiComing?.().then((loaded) => worker.postMessage([WASI_FROM_HOST, loaded]))
   worker.unref()
   hostEnd.unref()
   let failure: RunError | undefined

@@ -53,7 +53,7 @@ function backendWithLinks(engine: WorkerData['settings']['engine'] = 'quickjs-em
           images.push(image)
           shared.image ??= image
         },
-        wasiComing,
+        wasiComing: wasiComing === undefined ? undefined : () => wasiComing,
       })
       links.push(link)
       return link

@@ -58,6 +58,9 @@ export interface WorkerStart {
   events: FarSideEvents
   /** Called with the engine image the worker took, for the workers started after it. */
   onImage: (image: EngineImage) => void
-  /** quickjs-wasi's module and image, when the host was still loading them (`settings.wasiComing`). */
-  wasiComing: Promise<WasiFromHost> | undefined
+  /**
+   * quickjs-wasi's module and image, when the host was still loading them (`settings.wasiComing`):
+   * called once the worker is created (it starts the loading if nothing did yet).
+   */
+  wasiComing: (() => Promise<WasiFromHost>) | undefined
 }
