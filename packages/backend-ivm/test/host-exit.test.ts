@@ -110,8 +110,10 @@ for (const sessions of [false, true]) {
 // own profiler, its isolate deleted on a pool thread while Node took its platform down (SIGSEGV).
 // Where the engine has no inspector (Node 26), such runs end UNSUPPORTED: nothing to exit after.
 const inspectable = createIvmBackend({ inspector: true }).capabilities.inspector === true
-test.runIf(inspectable)('the host exits on process.exit() right after a profiled run and a profiled session run', async () => {
-  const source = `
+test.runIf(inspectable)(
+  'the host exits on process.exit() right after a profiled run and a profiled session run',
+  async () => {
+    const source = `
 import { createSandbox } from ${JSON.stringify(coreDist)}
 import { createIvmBackend } from ${JSON.stringify(dist)}
 const sandbox = createSandbox(createIvmBackend({ inspector: true }))
@@ -122,7 +124,9 @@ const kept = await session.run(hot)
 console.log('CODE ' + [single, kept].map((r) => (r.ok ? (r.cpuProfile === undefined ? 'no profile' : 'ok') : r.error.code)).join(' '))
 process.exit(3)
 `
-  const { out, code, signal, err, ms } = await runScript(source)
-  expect(out).toContain('CODE ok ok')
-  expect(code, `code ${code}, signal ${signal}, after ${ms} ms; stderr ends: ${err.slice(-1_000)}`).toBe(3)
-}, 20_000)
+    const { out, code, signal, err, ms } = await runScript(source)
+    expect(out).toContain('CODE ok ok')
+    expect(code, `code ${code}, signal ${signal}, after ${ms} ms; stderr ends: ${err.slice(-1_000)}`).toBe(3)
+  },
+  20_000,
+)
