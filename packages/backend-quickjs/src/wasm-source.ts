@@ -1,4 +1,5 @@
 import { runsOnNode } from './host-platform.js'
+import { nodeBuiltin } from './node-builtin.js'
 import type { WasmModuleInput } from './options.js'
 
 /**
@@ -51,8 +52,8 @@ export async function wasmUrlOf(specifier: string): Promise<URL> {
   // method: Bun refuses it unbound); some test runners rewrite import.meta without it, and then
   // Node's require resolver answers instead.
   if (typeof meta.resolve === 'function') return new URL(meta.resolve(specifier))
-  const { createRequire } = await import('node:module')
-  const { pathToFileURL } = await import('node:url')
+  const { createRequire } = await nodeBuiltin<typeof import('node:module')>('node:module')
+  const { pathToFileURL } = await nodeBuiltin<typeof import('node:url')>('node:url')
   return pathToFileURL(createRequire(import.meta.url).resolve(specifier))
 }
 
@@ -90,7 +91,7 @@ async function toUrl(input: URL | string): Promise<URL> {
   if (input instanceof URL) return input
   // Anything with a scheme (but not a Windows drive letter) is a URL; the rest is a file path.
   if (/^[a-z][a-z0-9+.-]+:/i.test(input)) return new URL(input)
-  const { pathToFileURL } = await import('node:url')
+  const { pathToFileURL } = await nodeBuiltin<typeof import('node:url')>('node:url')
   return pathToFileURL(input)
 }
 
@@ -98,7 +99,7 @@ async function toUrl(input: URL | string): Promise<URL> {
 export async function readBytes(url: URL): Promise<Uint8Array> {
   if (url.protocol === 'file:') {
     // Node, Bun and Deno all read files through node:fs; fetch() of file: URLs is not universal.
-    const { readFile } = await import('node:fs/promises')
+    const { readFile } = await nodeBuiltin<typeof import('node:fs/promises')>('node:fs/promises')
     return readFile(url)
   }
   const response = await fetch(url)

@@ -1,4 +1,5 @@
 import { GUEST_RUNTIME_STEPS } from '../fresh-engine.js'
+import { nodeBuiltin } from '../node-builtin.js'
 import type { WasiModule } from './wasi-context.js'
 import type { WasiImage } from './wasi-image.js'
 
@@ -109,7 +110,7 @@ export async function sha256(bytes: Uint8Array): Promise<string> {
  * (~30 ms in Node, which loads its fetch implementation for them).
  */
 async function gzip(bytes: Uint8Array, direction: 'compress' | 'decompress'): Promise<Uint8Array> {
-  const zlib = await import('node:zlib').catch(() => undefined)
+  const zlib = await nodeBuiltin<typeof import('node:zlib')>('node:zlib').catch(() => undefined)
   if (zlib !== undefined) {
     return new Promise((resolve, reject) => {
       const done = (error: Error | null, result: Uint8Array) => (error ? reject(error) : resolve(result))

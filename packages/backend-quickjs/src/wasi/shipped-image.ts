@@ -1,4 +1,5 @@
 import { describeError } from '../engine-failure.js'
+import { nodeBuiltin } from '../node-builtin.js'
 import { readBytes } from '../wasm-source.js'
 import type { WasiModule } from './wasi-context.js'
 import { decodeImageFile, type ShippedImage } from './image-file.js'
@@ -23,8 +24,8 @@ export async function readShippedImage(wasi: WasiModule, wasmBytes: Uint8Array):
 async function locate(): Promise<URL> {
   const beside = new URL(`./${IMAGE_FILE_NAME}`, import.meta.url)
   if (beside.protocol !== 'file:') return beside
-  const { existsSync } = await import('node:fs')
-  const { fileURLToPath } = await import('node:url')
+  const { existsSync } = await nodeBuiltin<typeof import('node:fs')>('node:fs')
+  const { fileURLToPath } = await nodeBuiltin<typeof import('node:url')>('node:url')
   const fromSources = new URL(`../../dist/${IMAGE_FILE_NAME}`, import.meta.url)
   return [beside, fromSources].find((candidate) => existsSync(fileURLToPath(candidate))) ?? beside
 }

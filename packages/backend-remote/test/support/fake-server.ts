@@ -89,6 +89,8 @@ export async function startFakeServer(): Promise<FakeServer> {
   })
   http.on('upgrade', (req: IncomingMessage, socket: Socket, head: Buffer) => {
     fake.upgrades.push(req)
+    // A client that gives up resets the socket Node hands over here with no error listener.
+    socket.on('error', () => socket.destroy())
     const refusal = fake.refusals.shift()
     if (req.url !== REMOTE_CHANNEL_PATH || refusal !== undefined) {
       const status = refusal?.status ?? 404

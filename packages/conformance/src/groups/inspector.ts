@@ -126,6 +126,28 @@ export const inspectorChecks: readonly ConformanceCheck[] = [
   },
   {
     group: 'inspector',
+    name: 'a client that resets its connection once the debugger socket refused it leaves the host running',
+    requires: { inspector: true },
+    timeoutMs: 60_000,
+    async run({ sandbox }) {
+      // The refused socket is the server's own after an HTTP upgrade: with no listener of its
+      // own, the reset's read error would be thrown in the host (any local process could do it).
+      const { endpoint, run } = await startDebugged(sandbox, '1', { inspector: { waitForDebugger: true }, timeoutMs: 20_000 })
+      for (let attempt = 0; attempt < 10; attempt++) {
+        await resetAfterRefusal(endpoint.webSocketUrl, '/guessed', 'localhost')
+        await resetAfterRefusal(endpoint.webSocketUrl, new URL(endpoint.webSocketUrl).pathname, 'attacker.example')
+      }
+      // The resets' errors are read on later turns of the host's event loop.
+      await new Promise((resolve) => setTimeout(resolve, 200))
+      await withClient(endpoint, async (client) => {
+        await client.send('Runtime.runIfWaitingForDebugger')
+        const value = expectOk((await run).result)
+        if (value !== 1) throw new Error(`the run ended with ${JSON.stringify(value)}`)
+      })
+    },
+  },
+  {
+    group: 'inspector',
     name: 'suspendDeadline lets a paused run outlive timeoutMs; an abort still ends it',
     requires: { inspector: true },
     timeoutMs: 60_000,
@@ -260,4 +282,28 @@ async function expectRefused(url: string, when: string, headers?: Record<string,
   })
   const outcome = await within(attempt, 10_000, `the debugger socket neither accepted nor refused a connection ${when} within 10 s`)
   if (outcome === 'open') throw new Error(`the debugger socket accepted a connection ${when}`)
+}
+
+/**
+ * Asks the debugger socket's server to upgrade `path` with Host `host`, waits for its refusal and
+ * resets the connection (TCP RST where the runtime can send one, else a plain close).
+ */
+async function resetAfterRefusal(url: string, path: string, host: string): Promise<void> {
+  const net = await import('node:net')
+  const { hostname, port } = new URL(url)
+  const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''))
+  const refused = new Promise<void>((resolve) => {
+    socket.once('data', () => {
+      if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy()
+      else socket.destroy()
+      resolve()
+    })
+    socket.once('error', () => resolve())
+    socket.once('close', () => resolve())
+  })
+  socket.write(
+    `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
+      'Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n',
+  )
+  await within(refused, 10_000, `the debugger socket did not answer an upgrade of ${path} within 10 s`)
 }

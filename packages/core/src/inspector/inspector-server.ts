@@ -41,6 +41,9 @@ export async function startInspectorServer(host: string, port: number, onClient:
     refuse(response, 404, 'not found')
   })
   server.on('upgrade', (request, socket, head) => {
+    // Node hands an upgrade's socket over without an error listener: a client's reset would be
+    // thrown in the host. ws adds its own once it takes the socket.
+    socket.on('error', () => socket.destroy())
     // A page on another site that resolves its name to 127.0.0.1 (DNS rebinding) sends its own Host.
     if (request.url !== `/${id}` || !allowedHost(request.headers.host)) {
       socket.end('HTTP/1.1 403 Forbidden\r\nConnection: close\r\n\r\n')
