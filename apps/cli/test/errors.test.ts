@@ -102,7 +102,7 @@ describe('limits: exit 3', () => {
 
   it('OUTPUT_LIMIT and TOOL_CALL_LIMIT, also in --json', async () => {
     const out = await cordon(['run', '-e', '"x".repeat(100)', '-b', 'quickjs', '--max-output', '50', '--json'])
-    expect(out.code).toBe(3)
+    expect(out.code, out.stdout + out.stderr).toBe(3)
     expect(JSON.parse(out.stdout)).toMatchObject({
       ok: false,
       error: { code: 'OUTPUT_LIMIT', limit: { name: 'maxOutputBytes', value: 50 } },
@@ -121,7 +121,7 @@ describe('limits: exit 3', () => {
       ],
       { cwd: dir },
     )
-    expect(calls.code).toBe(3)
+    expect(calls.code, calls.stderr).toBe(3)
     expect(calls.stderr).toContain('TOOL_CALL_LIMIT: ')
   })
 })
