@@ -105,9 +105,8 @@ for (const sessions of [false, true]) {
   }
 }
 
-// A profiled run used to leave its inspector session connected when the result came back (the
-// host's exit then deadlocked isolated-vm's teardown) and, once profiles came from isolated-vm's
-// own profiler, its isolate deleted on a pool thread while Node took its platform down (SIGSEGV).
+// A profiled run used to leave its inspector session connected when the result came back: the
+// host's exit then deadlocked isolated-vm's teardown.
 // Where the engine has no inspector (Node 26), such runs end UNSUPPORTED: nothing to exit after.
 const inspectable = createIvmBackend({ inspector: true }).capabilities.inspector === true
 test.runIf(inspectable)(
