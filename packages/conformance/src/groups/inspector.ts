@@ -285,25 +285,28 @@ async function expectRefused(url: string, when: string, headers?: Record<string,
 }
 
 /**
- * Asks the debugger socket's server to upgrade `path` with Host `host`, waits for its refusal and
- * resets the connection (TCP RST where the runtime can send one, else a plain close).
+ * Asks the debugger socket's server to upgrade `path` with Host `host`, waits for its 403 and
+ * resets the connection (TCP RST where the runtime can send one, else a plain close). Throws if
+ * no refusal came first: then nothing was reset and the check would prove nothing.
  */
 async function resetAfterRefusal(url: string, path: string, host: string): Promise<void> {
   const net = await import('node:net')
   const { hostname, port } = new URL(url)
   const socket = net.connect(Number(port), hostname.replace(/^\[|\]$/g, ''))
-  const refused = new Promise<void>((resolve) => {
-    socket.once('data', () => {
+  const answer = new Promise<string>((resolve) => {
+    socket.once('data', (data: Buffer) => {
       if (typeof socket.resetAndDestroy === 'function') socket.resetAndDestroy()
       else socket.destroy()
-      resolve()
+      resolve(data.toString('latin1').split('\r\n')[0] ?? '')
     })
-    socket.once('error', () => resolve())
-    socket.once('close', () => resolve())
+    socket.once('error', (error) => resolve(`no answer (${error.message})`))
+    socket.once('close', () => resolve('no answer (closed)'))
   })
   socket.write(
     `GET ${path} HTTP/1.1\r\nHost: ${host}\r\nUpgrade: websocket\r\nConnection: Upgrade\r\n` +
       'Sec-WebSocket-Key: AAAAAAAAAAAAAAAAAAAAAA==\r\nSec-WebSocket-Version: 13\r\n\r\n',
   )
-  await within(refused, 10_000, `the debugger socket did not answer an upgrade of ${path} within 10 s`)
+  const status = await within(answer, 10_000, `the debugger socket did not answer an upgrade of ${path} within 10 s`)
+  if (!/^HTTP\/1\.1 403\b/.test(status))
+    throw new Error(`an upgrade of ${path} with Host ${host} got ${JSON.stringify(status)}, expected a 403`)
 }
