@@ -2,7 +2,8 @@
 // rounds so that machine noise hits them alike. Each sample is one run, timed alone; a
 // contender's `ready` hook (its pool refilling) is awaited untimed before each sample.
 // A back-to-back workload (W1b: `backToBack` in the plan) runs another's functions (`uses`) in
-// bursts instead: no `ready`, no pause, each run starting as the one before it ends.
+// bursts instead: no `ready`, each run starting as the one before it ends, a pause before each burst.
+import { setTimeout as sleep } from 'node:timers/promises'
 import { reasonOf } from './reason.mjs'
 import { summarize } from './stats.mjs'
 
@@ -43,7 +44,7 @@ export async function measureLatency(workloadId, contenders, plan) {
     const order = timed.map((_, i) => timed[(i + round) % timed.length])
     for (const e of order) {
       if (settings.backToBack) {
-        await burst(e, settings.perRound, plan)
+        await burst(e, settings.perRound, plan, settings.pauseMs ?? 0)
         continue
       }
       for (let i = 0; i < settings.perRound && e.status !== 'failed' && !overBudget(e, plan); i++) {
@@ -66,11 +67,14 @@ export async function measureLatency(workloadId, contenders, plan) {
 }
 
 /**
- * `count` runs one right after the other, each timed. A lead-in run goes first, untimed: it
- * finds the pool refilled while the other contenders took their turns, which W1 measures.
+ * `count` runs one right after the other, each timed, after a quiet pause (`pauseMs`, untimed):
+ * without it, the contender before this one was still refilling its pool on the same cores
+ * while this burst ran (ivm's 16 isolates take ~100 ms), and each burst measured its neighbour
+ * too. A lead-in run goes first, untimed: it finds the pool refilled, which W1 measures.
  */
-async function burst(e, count, plan) {
+async function burst(e, count, plan, pauseMs) {
   if (e.status === 'failed' || overBudget(e, plan)) return
+  await sleep(pauseMs)
   const burstStart = performance.now()
   try {
     await e.run()

@@ -7,8 +7,8 @@ const QUICK = {
   mode: 'quick',
   latency: {
     W1: { warmup: 3, rounds: 8, perRound: 4 },
-    // W1b: W1's functions in bursts of perRound runs with no pause (latency-runner.mjs).
-    W1b: { uses: 'W1', backToBack: true, warmup: 0, rounds: 2, perRound: 4 },
+    // W1b: W1's functions in bursts of perRound runs with no pause, pauseMs before each burst (latency-runner.mjs).
+    W1b: { uses: 'W1', backToBack: true, warmup: 0, rounds: 2, perRound: 4, pauseMs: 10 },
     W2: { warmup: 0, rounds: 1, perRound: 1 },
     W3: { warmup: 0, rounds: 1, perRound: 1 },
     W4: { warmup: 0, rounds: 1, perRound: 1 },
@@ -32,7 +32,7 @@ const FULL = {
   mode: 'full',
   latency: {
     W1: { warmup: 30, rounds: 40, perRound: 10 },
-    W1b: { uses: 'W1', backToBack: true, warmup: 10, rounds: 20, perRound: 10 },
+    W1b: { uses: 'W1', backToBack: true, warmup: 10, rounds: 20, perRound: 10, pauseMs: 250 },
     W2: { warmup: 3, rounds: 15, perRound: 2 },
     W3: { warmup: 2, rounds: 12, perRound: 2 },
     W4: { warmup: 2, rounds: 12, perRound: 2 },

@@ -12,7 +12,7 @@ export interface IvmBackendOptions {
   poolSize?: number
   /**
    * Most isolates the pool keeps ready while runs come back to back (see the README's "Runs back
-   * to back"); `poolSize` or less keeps it at `poolSize`. Default 4 × `poolSize`.
+   * to back"); `poolSize` or less keeps it at `poolSize`. Default 8 × `poolSize`.
    */
   poolBurstSize?: number
   /** The pool's isolates are disposed after this many ms without a run. Default 30 000. */
@@ -54,7 +54,7 @@ export interface ResolvedIvmOptions {
 
 export const DEFAULT_POOL_SIZE = 2
 /** While runs come back to back, the pool keeps up to this many times `poolSize` isolates ready (pool.ts). */
-export const POOL_BURST_FACTOR = 4
+export const POOL_BURST_FACTOR = 8
 export const DEFAULT_POOL_IDLE_MS = 30_000
 export const DEFAULT_MAX_LOST_ISOLATES = 3
 
