@@ -3,7 +3,7 @@
  * launches the child a default backend would, without loading core.
  */
 import os from 'node:os'
-import type { ResolvedOptions } from './options.js'
+import type { ResolvedOptions } from './option-types.js'
 
 export const OPTION_DEFAULTS = {
   poolSize: 2,
