@@ -28,7 +28,7 @@ export type {
   ToolErrorEvent,
   ToolErrorReason,
   ToolStartEvent,
-} from './run/events.js'
+} from './run-events.js'
 /** What `backend.capabilities` declares; the contract itself is in `@cordon/core/backend`. */
 export type { BackendCapabilities, BooleanCapability } from './backend/v1/capabilities.js'
 /** The type of what `createSandbox` takes; implementing one starts at `@cordon/core/backend`. */
@@ -37,4 +37,4 @@ export type { Sandbox } from './sandbox-types.js'
 export type { Session, SessionEnd, SessionInfo, SessionOptions, SessionRunOptions } from './session-types.js'
 export { createSandbox } from './sandbox.js'
 /** ECMAScript reserved words: a global or a tool name part cannot be one (apps that derive tool names use it). */
-export { RESERVED_GLOBAL_NAMES, RESERVED_WORDS } from './run/reserved-names.js'
+export { RESERVED_GLOBAL_NAMES, RESERVED_WORDS } from './reserved-names.js'

@@ -4,7 +4,7 @@ import type { DurableOptions } from './durable/durable-options.js'
 import type { Limits } from './limits.js'
 import type { AdmissionOptions } from './admission/admission-options.js'
 import type { TraceOptions } from './trace/trace-options.js'
-import type { RunEventListener } from './run/events.js'
+import type { RunEventListener } from './run-events.js'
 import type { ModuleMap } from './modules/module-options.js'
 import type { CpuProfileOptions, InspectorOptions } from './inspector/inspector-options.js'
 

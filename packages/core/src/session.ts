@@ -8,7 +8,7 @@ import { checkGlobalNames, checkOptions, mergeRunOptions } from './run/check-opt
 import { prepareRun } from './run/run-program.js'
 import { executeInSandbox, type SandboxRunHost } from './run/execute-in-sandbox.js'
 import { checkSessionRunOptions, narrowTools } from './run/session-options.js'
-import { registerTools } from './run/tool-registry.js'
+import { registerTools } from './tools/tool-registry.js'
 import { resolveInspectorPlan } from './inspector/inspector-options.js'
 
 /** What a session needs from the sandbox that made it. */

@@ -1,6 +1,6 @@
 import { SandboxError } from '../errors.js'
 import { describeOptionValue, type ResolvedLimits } from '../limits.js'
-import type { ToolRegistry } from '../run/tool-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import { encodeValue, isLimitMarker } from '../wire.js'
 import { codeHash } from './code-hash.js'
 import { openContinuation } from './continuation-seal.js'

@@ -1,4 +1,4 @@
-import type { RunEventListener } from '../run/events.js'
+import type { RunEventListener } from '../run-events.js'
 import type { ToolSet } from '../options.js'
 import type { ModuleMap } from '../modules/module-options.js'
 

@@ -1,4 +1,4 @@
-import type { ToolRegistry } from '../run/tool-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import { toBase64Url } from './base64url.js'
 import { sha256 } from './sha256.js'
 

@@ -6,7 +6,7 @@
  */
 import type { ToolDefinition } from '../options.js'
 import type { ToolDescriptor } from '../backend/v1/sandbox-backend.js'
-import type { ToolRegistry } from '../run/tool-registry.js'
+import type { ToolRegistry } from '../tools/tool-registry.js'
 import type { FetchPolicy } from './fetch-options.js'
 import type { RunFetcher } from './run-fetcher.js'
 

@@ -1,7 +1,7 @@
 import { SandboxError } from '../errors.js'
 import { LIMIT_NAMES, checkLimit, describeOptionValue, type Limits } from '../limits.js'
 import type { RunOptions } from '../options.js'
-import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
+import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from '../reserved-names.js'
 import { resolveFetchPolicy } from '../fetch/fetch-options.js'
 import { checkModules } from '../modules/module-options.js'
 import { ADMISSION_OPTION_NAMES } from '../admission/admission-options.js'

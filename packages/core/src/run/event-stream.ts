@@ -1,5 +1,5 @@
 import type { RunResult } from '../result.js'
-import type { RunEvent, RunEventListener } from './events.js'
+import type { RunEvent, RunEventListener } from '../run-events.js'
 
 /** The events of a run without `atMs`, which the stream stamps. */
 type Unstamped<E> = E extends RunEvent ? Omit<E, 'atMs'> : never

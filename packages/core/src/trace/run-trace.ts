@@ -1,6 +1,6 @@
 import type { Attributes, Context, Span, Tracer } from '@opentelemetry/api'
 import type { RunResult } from '../result.js'
-import type { RunEvent, RunEventListener } from '../run/events.js'
+import type { RunEvent, RunEventListener } from '../run-events.js'
 import { utf8Length } from '../wire.js'
 import type { OtelApi } from './otel-api.js'
 import type { ResolvedTrace } from './trace-options.js'

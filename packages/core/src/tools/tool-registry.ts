@@ -2,7 +2,7 @@ import { SandboxError } from '../errors.js'
 import { describeOptionValue } from '../limits.js'
 import type { ToolDefinition, ToolSet } from '../options.js'
 import type { ToolDescriptor } from '../backend/v1/sandbox-backend.js'
-import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from './reserved-names.js'
+import { RESERVED_GLOBAL_NAMES, isPlainIdentifier } from '../reserved-names.js'
 
 export interface ToolRegistry {
   readonly descriptors: readonly ToolDescriptor[]

@@ -1,4 +1,4 @@
-import type { LogLevel, RunResult } from '../result.js'
+import type { LogLevel, RunResult } from './result.js'
 
 /**
  * What `run(code, { onEvent })` delivers while the run goes on, in the order it happened. Every
